@@ -74,7 +74,11 @@
 // placement and what drains, Hold.Replaced, which Tasks.Replace follows
 // too; CapDrained: a drained node shrunk to what its allocations hold),
 // the master from its attempts (master/snapshot.go), the Cluster from
-// its task records (Task.Alloc, Snapshot, nodes.go);
+// its task records (Task.Alloc, Snapshot, nodes.go); attempt.go is the
+// record of an attempt's scheduling facts that both drivers' records
+// embed (Attempt: first start, last resumption, backfilling, stop
+// request and grace), changed by its transitions (Launch, Continue,
+// Ask, Replace, Resume) and made into a Hold by Attempt.Hold;
 // Cluster.Fail (fail.go) ends a task that failed on its own, and
 // StartFailed says how a task whose start failed ends, for the master
 // and for EventStartFailed alike; outcome.go decides, once for both

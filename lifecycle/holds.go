@@ -15,35 +15,23 @@ import "github.com/allot-sched/allot/sched"
 // orderAllocs).
 
 // Hold is a task attempt's hold on slots as the snapshot's allocation
-// shows it: the facts both drivers keep of a task, from which Alloc
-// makes the allocation.
+// shows it: the attempt's facts both drivers keep (Attempt, which makes
+// it: Attempt.Hold) on the nodes it holds, from which Alloc makes the
+// allocation.
 type Hold struct {
-	// Start is the attempt's first start: a move or resize continues
-	// the attempt (Replace), which keeps it for its time limit, its
-	// minimum run time and the core's victim order.
-	Start int64
-	// From is when the attempt last resumed: its start, or the landing of
-	// its last move or resize; for a task being re-placed, the
-	// re-placement (Replaced).
-	From  int64
+	Attempt
 	Nodes []sched.NodeSlots
 	// Preempting: the task was asked to stop and holds its slots until
 	// its checkpoint lands, or its kill ends (killing tasks, the
-	// master's and the Cluster's: killing.go).
+	// master's and the Cluster's: killing.go), free by the attempt's
+	// Asked+Grace at the latest (FreeBy). The master gives its pool's
+	// grace (or kill_grace: the agent kills what has not stopped by
+	// then), the Cluster what its driver promised (Tasks.Stopping: the
+	// simulator's checkpoint landing, a slow kill's end).
 	Preempting bool
 	// Moving: the hold is what of a re-placed task's old placement
 	// drains (Replaced).
-	Moving     bool
-	Backfilled bool
-	// Asked is when a Preempting hold's task was asked to stop (the
-	// checkpoint request of a preemption, a move or a resize; a kill
-	// that takes its time), and Grace how long it is given from then:
-	// its slots are free by Asked+Grace at the latest (FreeBy). The
-	// master gives its pool's grace (or kill_grace: the agent kills what
-	// has not stopped by then), the Cluster what its driver promised
-	// (Tasks.Stopping: the simulator's checkpoint landing, a slow kill's
-	// end). Both 0 where nothing is known: the slots are as good as free.
-	Asked, Grace int64
+	Moving bool
 }
 
 // FreeBy is when a Preempting hold's slots are free at the latest, its
@@ -88,9 +76,10 @@ func (h *Hold) Fill(a *sched.Alloc, job int, now, every int64) {
 // and Tasks.Stopping). Both keep h's start. Nodes are the caller's
 // slices, not copies.
 func (h *Hold) Replaced(next, drain []sched.NodeSlots, at int64) (placed, drained Hold) {
-	placed = Hold{Start: h.Start, From: at, Nodes: next}
-	drained = Hold{Start: h.Start, From: h.From, Nodes: drain, Preempting: true, Moving: true, Backfilled: h.Backfilled,
-		Asked: h.Asked, Grace: h.Grace}
+	a := Attempt{Start: h.Start, From: h.From, Backfilled: h.Backfilled}
+	a.Replace(at)
+	placed = a.Hold(next, false, false)
+	drained = h.Attempt.Hold(drain, true, true)
 	return placed, drained
 }
 

@@ -96,7 +96,7 @@ func TestHoldReplaced(t *testing.T) {
 			if !slices.Equal(drain, c.wantDrain) {
 				t.Fatalf("Draining = %v, want %v", drain, c.wantDrain)
 			}
-			h := Hold{Start: start, From: start, Nodes: c.old, Backfilled: c.backfill, Asked: at, Grace: grace}
+			h := Hold{Attempt: Attempt{Start: start, From: start, Backfilled: c.backfill, Asked: at, Grace: grace}, Nodes: c.old}
 			placed, drained := h.Replaced(c.next, drain, at)
 			wantPlaced := sched.Alloc{Job: 3, Nodes: c.next, Start: start, Checkpoint: at}
 			if got := placed.Alloc(3, now, every); !reflect.DeepEqual(got, wantPlaced) {
@@ -172,15 +172,15 @@ func TestHoldFreeBy(t *testing.T) {
 		task func(ts *Tasks, ti int32) // leaves a launched record as hold is
 		want int64
 	}{
-		{"running", Hold{Start: start, Nodes: nodes, Asked: asked, Grace: grace},
+		{"running", Hold{Attempt: Attempt{Start: start, Asked: asked, Grace: grace}, Nodes: nodes},
 			func(ts *Tasks, ti int32) {}, 0},
-		{"preempting", Hold{Start: start, Nodes: nodes, Preempting: true, Asked: asked, Grace: grace},
+		{"preempting", Hold{Attempt: Attempt{Start: start, Asked: asked, Grace: grace}, Nodes: nodes, Preempting: true},
 			func(ts *Tasks, ti int32) { ts.Preempt(ti, asked, Shape{}); ts.Stopping(ti, asked, grace) }, asked + grace},
-		{"preempting, no grace promised", Hold{Start: start, Nodes: nodes, Preempting: true, Asked: asked},
+		{"preempting, no grace promised", Hold{Attempt: Attempt{Start: start, Asked: asked}, Nodes: nodes, Preempting: true},
 			func(ts *Tasks, ti int32) { ts.Preempt(ti, asked, Shape{}) }, asked},
-		{"killing", Hold{Start: start, Nodes: nodes, Preempting: true, Asked: asked, Grace: grace},
+		{"killing", Hold{Attempt: Attempt{Start: start, Asked: asked, Grace: grace}, Nodes: nodes, Preempting: true},
 			func(ts *Tasks, ti int32) { ts.Kill(ti); ts.Stopping(ti, asked, grace) }, asked + grace},
-		{"preempted, then relaunched", Hold{Start: start, Nodes: nodes},
+		{"preempted, then relaunched", Hold{Attempt: Attempt{Start: start}, Nodes: nodes},
 			func(ts *Tasks, ti int32) {
 				ts.Preempt(ti, asked, Shape{})
 				ts.Stopping(ti, asked, grace)

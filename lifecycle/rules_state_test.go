@@ -88,7 +88,7 @@ func TestDueIsPastLimit(t *testing.T) {
 		{"unbounded", 3, 3, Unbounded, 7},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			task := Task{Start: c.start, From: c.from, Work: c.work}
+			task := Task{Attempt: Attempt{Start: c.start, From: c.from}, Work: c.work}
 			due, limited := task.Due(Shape{Limit: c.limit})
 			done := c.from + c.work
 			if c.work == Unbounded {

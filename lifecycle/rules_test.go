@@ -180,7 +180,7 @@ func TestLastCheckpoint(t *testing.T) {
 			if got := LastCheckpoint(c.start, c.from, c.now, c.every); got != c.want {
 				t.Errorf("LastCheckpoint = %d, want %d", got, c.want)
 			}
-			tk := Task{Start: c.start, From: c.from}
+			tk := Task{Attempt: Attempt{Start: c.start, From: c.from}}
 			if got := tk.LastCheckpoint(c.now, c.every); got != c.want {
 				t.Errorf("Task.LastCheckpoint = %d, want %d", got, c.want)
 			}

@@ -29,26 +29,20 @@ type Task struct {
 	ID  int32 // the task's number in its job; a rescheduled task keeps it
 	// Retries counts the times the task was rescheduled after preemption.
 	Retries int32
-	// Attempt is the driver's record of this attempt (the simulator's
+	// Record is the driver's record of this attempt (the simulator's
 	// index in its job's attempts), -1 for none.
-	Attempt int32
-	Nodes   []sched.NodeSlots
-	Start   int64 // when the attempt started
-	// From is when the task last resumed: its start, or the landing of
-	// its last move or resize; while Replacing, the move or resize.
-	From int64
-	Work int64 // remaining work at From, or Unbounded
-	Lost int64 // run time that preemption and moves threw away
-	// PreemptAt is when the checkpoint request came, while preempting,
-	// or the kill, while killing (Stopping).
-	PreemptAt int64
-	// Grace is how long after PreemptAt the task lets go of its slots at
-	// the latest, while preempting or killing, as its driver promised
-	// (Stopping): the simulator's checkpoint landing, a slow kill's end.
-	// The snapshot's allocation frees them then in a forecast
-	// (Hold.FreeBy), as the master's frees them by its pool's grace. 0
-	// until the driver says: as good as free.
-	Grace int64
+	Record int32
+	// The attempt's scheduling facts, the record the master keeps too
+	// (lifecycle.Attempt): its first start, when it last resumed (while
+	// Replacing, the move or resize), backfilling, and while preempting
+	// or killing when it was asked to stop (the checkpoint request, the
+	// kill: Stopping) and the grace its driver promised from then (the
+	// simulator's checkpoint landing, a slow kill's end; 0 until the
+	// driver says: as good as free).
+	Attempt
+	Nodes []sched.NodeSlots
+	Work  int64 // remaining work at From, or Unbounded
+	Lost  int64 // run time that preemption and moves threw away
 	State TaskState
 	Ver   uint32
 	// Moving marks the draining old placement of a moved task.
@@ -59,11 +53,10 @@ type Task struct {
 	// old placement drains (-1: nothing drains). Its landing frees that
 	// record and resumes the task on Nodes (Tasks.Resume). Old is its
 	// old placement meanwhile (a resize keeps part of it in Nodes).
-	Replacing  bool
-	Drain      int32
-	Old        []sched.NodeSlots
-	Backfilled bool
-	Limited    bool // the attempt ends at its time limit, killed
+	Replacing bool
+	Drain     int32
+	Old       []sched.NodeSlots
+	Limited   bool // the attempt ends at its time limit, killed
 	// LimitKilled says its time limit's kill is under way (its KillAfter
 	// holds it killing, kills.limited): it ends timed out even where a
 	// user's kill of its job comes meanwhile, as the master's task keeps
@@ -186,8 +179,7 @@ func (t *Task) Alloc(job int, now, every int64) sched.Alloc {
 
 // hold is the record as the snapshot sees it.
 func (t *Task) hold() Hold {
-	return Hold{Start: t.Start, From: t.From, Nodes: t.Nodes, Preempting: t.State == TaskPreempting || t.State == TaskKilling,
-		Moving: t.Moving, Backfilled: t.Backfilled, Asked: t.PreemptAt, Grace: t.Grace}
+	return t.Attempt.Hold(t.Nodes, t.State == TaskPreempting || t.State == TaskKilling, t.Moving)
 }
 
 // Tasks is the table of task attempts holding slots. Records are reused:
@@ -276,14 +268,15 @@ func (ts *Tasks) alloc() int32 {
 func (ts *Tasks) Launch(job, id, retries int32, work int64, nodes []sched.NodeSlots, backfill bool, now int64) int32 {
 	ti := ts.alloc()
 	t := &ts.all[ti]
-	t.Job, t.ID, t.Retries, t.Attempt = job, id, retries, -1
-	t.Start, t.From, t.Work, t.Lost = now, now, work, 0
+	t.Job, t.ID, t.Retries, t.Record = job, id, retries, -1
+	t.Attempt.Launch(now, backfill)
+	t.Work, t.Lost = work, 0
 	t.Nodes = append(t.Nodes[:0], nodes...)
 	t.Ver++
-	t.Moving, t.Backfilled = false, backfill
+	t.Moving = false
 	ts.set(ti, TaskRunning, true)
 	t.Replacing, t.Drain, t.Unanswered, t.ExitBefore, t.KillAfter = false, -1, false, 0, 0
-	t.LimitKilled, t.PreemptAt, t.Grace = false, 0, 0
+	t.LimitKilled = false
 	ts.running = append(ts.running, ti)
 	return ti
 }
@@ -296,7 +289,7 @@ func (ts *Tasks) Preempt(ti int32, now int64, sh Shape) int64 {
 	lost := t.checkpoint(now, sh)
 	t.Lost += lost
 	ts.set(ti, TaskPreempting, false)
-	t.PreemptAt, t.Grace = now, 0
+	t.Ask(now, 0)
 	t.Ver++
 	return lost
 }
@@ -309,8 +302,7 @@ func (ts *Tasks) Preempt(ti int32, now int64, sh Shape) int64 {
 // snapshot's allocation gives the forecast that deadline (Hold.FreeBy,
 // sched.Alloc.FreeBy), as the master's gives its pool's grace.
 func (ts *Tasks) Stopping(ti int32, at, grace int64) {
-	t := &ts.all[ti]
-	t.PreemptAt, t.Grace = at, grace
+	ts.all[ti].Ask(at, grace)
 }
 
 // Kill asks task ti to stop for a kill that takes its time to end it
@@ -319,7 +311,8 @@ func (ts *Tasks) Stopping(ti int32, at, grace int64) {
 // stale. Its end comes by EventKillEnded, for its new version.
 func (ts *Tasks) Kill(ti int32) {
 	ts.set(ti, TaskKilling, false)
-	ts.all[ti].Grace = 0 // until the driver promises the end (Stopping)
+	t := &ts.all[ti]
+	t.Ask(t.Asked, 0) // no end promised until the driver's (Stopping)
 	ts.all[ti].Ver++
 }
 
@@ -370,13 +363,17 @@ func (ts *Tasks) Replace(ti int32, nodes, drain []sched.NodeSlots, now int64, sh
 	if len(drain) > 0 {
 		r.Drain = ts.alloc() // may grow the table: take pointers after it
 		t, o := &ts.all[ti], &ts.all[r.Drain]
-		o.Job, o.ID, o.Attempt, o.Start, o.From, o.Work = t.Job, t.ID, -1, drained.Start, drained.From, 0
+		o.Job, o.ID, o.Record, o.Work = t.Job, t.ID, -1, 0
+		// The drain record continues the attempt as it was before the
+		// re-placement, asked to stop now (its own promise: Stopping).
+		o.Attempt.Launch(drained.From, drained.Backfilled)
+		o.Continue(drained.Start)
+		o.Ask(now, 0)
 		o.Nodes = append(o.Nodes[:0], drained.Nodes...)
 		o.Ver++
-		o.Moving, o.Backfilled, o.Limited = drained.Moving, drained.Backfilled, false
+		o.Moving, o.Limited = drained.Moving, false
 		ts.set(r.Drain, TaskPreempting, true)
 		o.Replacing, o.Drain, o.Unanswered = false, -1, false
-		o.PreemptAt, o.Grace = now, 0
 		ts.running = append(ts.running, r.Drain)
 	}
 	t := &ts.all[ti]
@@ -384,10 +381,9 @@ func (ts *Tasks) Replace(ti int32, nodes, drain []sched.NodeSlots, now int64, sh
 	r.LostWork = r.Lost * int64(sched.Slots(t.Nodes))
 	t.Lost += r.Lost
 	r.Delta = sched.Slots(nodes) + sched.Slots(drain) - sched.Slots(t.Nodes)
-	t.Start, t.From = placed.Start, placed.From
+	t.Attempt.Replace(now) // placed's facts, as Hold.Replaced made them
 	t.Old = append(t.Old[:0], t.Nodes...)
 	t.Nodes = append(t.Nodes[:0], placed.Nodes...)
-	t.Backfilled = placed.Backfilled
 	t.Replacing, t.Drain = true, r.Drain
 	t.Ver++ // the end promised for the old placement no longer applies
 	return r
@@ -401,7 +397,7 @@ func (ts *Tasks) Resume(ti int32, now int64) int32 {
 	t := &ts.all[ti]
 	drain := t.Drain
 	t.Replacing, t.Drain = false, -1
-	t.From = now
+	t.Attempt.Resume(now)
 	t.Ver++
 	return drain
 }

@@ -162,8 +162,8 @@ func (pl *planner) apply(ctx context.Context, effects []lifecycle.Effect) (start
 		}
 		starts++
 		t.launch = pl.nextLaunch()
-		t.att = &mattempt{number: op.rec.Attempt, started: now, parts: op.start.parts, backfilled: op.start.backfill,
-			usedTo: now}
+		t.att = &mattempt{number: op.rec.Attempt, started: now, parts: op.start.parts, usedTo: now}
+		t.att.Launch(now.Unix(), op.start.backfill)
 		pl.m.hold(t)
 		pl.sendStarts(t)
 	}

@@ -161,7 +161,9 @@ func (d *drySettling) Apply(plan *sched.Plan, effects []lifecycle.Effect) (start
 			d.replace(e)
 			changes++
 		case lifecycle.OpStart:
-			h := lifecycle.Hold{Start: s.Now, From: s.Now, Nodes: slices.Clone(e.Nodes), Backfilled: e.Backfill}
+			var at lifecycle.Attempt
+			at.Launch(s.Now, e.Backfill)
+			h := at.Hold(slices.Clone(e.Nodes), false, false)
 			s.Allocs = append(s.Allocs, h.Alloc(e.Job, s.Now, 0))
 			d.replacing = append(d.replacing, false)
 			d.onDrained = append(d.onDrained, false) // no start goes to a drained node
@@ -184,7 +186,10 @@ func (d *drySettling) replace(e *lifecycle.Effect) {
 		d.resizes = addResize(d.resizes, s, e)
 	}
 	old := s.Allocs[a]
-	h := lifecycle.Hold{Start: old.Start, From: max(old.Start, old.Checkpoint), Nodes: old.Nodes, Backfilled: old.Backfilled}
+	var at lifecycle.Attempt // the allocation's attempt: resumed at its last checkpoint
+	at.Launch(max(old.Start, old.Checkpoint), old.Backfilled)
+	at.Continue(old.Start)
+	h := at.Hold(old.Nodes, false, false)
 	placed, drained := h.Replaced(slices.Clone(e.Nodes), lifecycle.Draining(nil, e.Op.Replace(), old.Nodes, e.Nodes), s.Now)
 	s.Allocs[a] = placed.Alloc(old.Job, s.Now, 0)
 	d.replacing[a] = true

@@ -109,7 +109,7 @@ func (r *restorer) restoreLaunches(ctx context.Context) error {
 				t.drainLaunch = t.preempted
 			}
 			if t.att != nil && moved[t.rec.Index] {
-				t.att.continues = launched[t.rec.Index]
+				t.att.continueFrom(launched[t.rec.Index])
 			}
 		}
 	}

@@ -182,9 +182,22 @@ func (pl *planner) restartOn(t *mtask, next []*mpart, now, first time.Time) {
 	for i, p := range next {
 		parts[i] = &mpart{node: p.node, gpus: p.gpus}
 	}
-	t.att = &mattempt{number: t.rec.Attempt, started: now, continues: first, parts: parts, usedTo: now}
+	t.att = &mattempt{number: t.rec.Attempt, started: now, parts: parts, usedTo: now}
+	t.att.Launch(now.Unix(), false)
+	t.att.continueFrom(first)
 	pl.m.hold(t)
 	pl.sendStarts(t)
+}
+
+// continueFrom makes a continue the attempt first started at first, as
+// the restart on the placement a move or resize reserved does (restartOn;
+// restoreLaunches after a master restart): its first start is first's
+// (first; lifecycle.Attempt.Continue). A zero first leaves it its own.
+func (a *mattempt) continueFrom(first time.Time) {
+	a.continues = first
+	if !first.IsZero() {
+		a.Continue(first.Unix())
+	}
 }
 
 // first is the start of the attempt as the simulator counts it: the

@@ -111,7 +111,7 @@ func (m *Master) memoryTasks(id int64) (tasks []store.Task, atts []store.Attempt
 			continue
 		}
 		a := store.Attempt{JobID: id, Index: t.rec.Index, Number: t.att.number, StartedAt: t.att.started,
-			Backfilled: t.att.backfilled, RunningAt: t.att.runningAt}
+			Backfilled: t.att.Backfilled, RunningAt: t.att.runningAt}
 		for _, p := range t.att.parts {
 			a.Placement = append(a.Placement, store.Placement{Node: p.node, GPUs: append([]store.GPURef(nil), p.gpus...)})
 		}

@@ -201,8 +201,8 @@ func (r *restorer) restoreTask(j *mjob, rec store.Task, open map[int]store.Attem
 	if !ok || a.Number != rec.Attempt {
 		return fmt.Errorf("task %d/%d is %s without its open attempt %d", j.rec.ID, rec.Index, rec.State, rec.Attempt)
 	}
-	t.att = &mattempt{number: a.Number, started: a.StartedAt, backfilled: a.Backfilled, usedTo: a.StartedAt,
-		runningAt: a.RunningAt}
+	t.att = &mattempt{number: a.Number, started: a.StartedAt, usedTo: a.StartedAt, runningAt: a.RunningAt}
+	t.att.Launch(a.StartedAt.Unix(), a.Backfilled) // a move's restart continues one: restoreLaunches
 	for _, p := range a.Placement {
 		st := partStarting
 		if rec.State != store.TaskStarting {

@@ -117,8 +117,7 @@ func (pl *planner) snapTask(ji int, t *mtask, nodeIdx map[string]int32, now time
 	// A move or resize continues the attempt, as the simulator counts it
 	// (lifecycle.Replace): the attempt keeps its first start.
 	every := t.job.spec.checkpointEvery
-	h := lifecycle.Hold{Start: t.att.first().Unix(), From: t.att.started.Unix(), Backfilled: t.att.backfilled,
-		Preempting: t.rec.State == store.TaskPreempting || t.rec.State == store.TaskKilling}
+	h := t.att.Hold(nil, t.rec.State == store.TaskPreempting || t.rec.State == store.TaskKilling, false)
 	if h.Preempting {
 		h.Asked, h.Grace = stopOf(pl.m.cfg, t)
 	}

@@ -36,6 +36,7 @@ func BenchmarkSnapTasks(b *testing.B) {
 		}
 		t := &mtask{job: j, rec: store.Task{State: store.TaskRunning}}
 		t.att = &mattempt{started: now.Add(-time.Hour), parts: []*mpart{part(i / gpus)}}
+		t.att.Launch(t.att.started.Unix(), false)
 		if i%10 == 0 {
 			t.rec.State = store.TaskPreempting
 			t.next, t.nextAt = []*mpart{part(i/gpus + 1)}, now.Add(-time.Minute)

@@ -113,16 +113,26 @@ type mtask struct {
 
 // mattempt is an open attempt: one part per node of its placement.
 type mattempt struct {
-	number  int
-	started time.Time
-	// continues is the start of the attempt this one continues, for a
-	// restart on the placement a move or resize reserved; zero otherwise.
-	// The simulator counts a re-placed task as one attempt (lifecycle's
-	// Replace), so its time limit and its start in the snapshot are the
-	// first's (first).
-	continues  time.Time
-	parts      []*mpart
-	backfilled bool
+	number int
+	// Attempt is its scheduling facts in seconds, the record the
+	// simulator's lifecycle.Cluster keeps of an attempt too, made by the
+	// same transitions (Launch at a start; Continue for the restart on
+	// the placement a move or resize reserved: continueFrom) and made
+	// into the snapshot's allocation by the same function
+	// (Attempt.Hold, snapTask). Its Asked and Grace stay 0: a
+	// preempting or killing attempt's deadline follows the pool's
+	// grace of the configuration at each build (stopOf).
+	lifecycle.Attempt
+	// started and continues are the same starts at the wall clock's
+	// precision, which the master's time limits, usage and store
+	// records keep: continues is the start of the attempt this one
+	// continues, for a restart on the placement a move or resize
+	// reserved; zero otherwise. The simulator counts a re-placed task as
+	// one attempt (lifecycle's Replace), so its time limit and its start
+	// in the snapshot are the first's (first).
+	started   time.Time
+	continues time.Time
+	parts     []*mpart
 	// runningAt is when its task first went running in it, as the store
 	// keeps it (store.Attempt.RunningAt); zero until then.
 	runningAt time.Time

@@ -34,8 +34,8 @@ func (x scriptedEnds) agentPreempted(e event) {
 		return
 	}
 	t := s.c.Tasks.At(e.ref)
-	if t.Attempt >= 0 {
-		s.jobs[t.Job].attempts[t.Attempt].byAgent = true
+	if t.Record >= 0 {
+		s.jobs[t.Job].attempts[t.Record].byAgent = true
 	}
 	s.rec.endAttempt(t, lifecycle.AttemptPreempted, false)
 	s.outcome(e.ref, &o, lifecycle.TaskRunning)

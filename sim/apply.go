@@ -79,7 +79,7 @@ func (s *sim) started(e *lifecycle.Effect) {
 	}
 	s.rec.hold(ji, e.Slots)
 	s.touch(ji)
-	t.Attempt = s.rec.startAttempt(j, t)
+	t.Record = s.rec.startAttempt(j, t)
 	// An exit heard of late is charged until the exit (a Cluster rule):
 	// set with the start, as the attempt's number is known then.
 	t.ExitBefore = j.spec.LateExits[[2]int{int(t.ID), int(t.Retries) + 1}]
@@ -220,7 +220,7 @@ func (s *sim) released(ti int32, slots, held int, from lifecycle.TaskState) {
 		j.busy += s.now - j.busySince
 	}
 	if from == lifecycle.TaskPreempting {
-		s.rec.checkpointed(int64(slots) * (s.now - t.PreemptAt))
+		s.rec.checkpointed(int64(slots) * (s.now - t.Asked))
 	}
 	s.rec.hold(t.Job, -slots)
 }

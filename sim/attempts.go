@@ -139,8 +139,8 @@ func (r *recorder) attemptNodes(ns []sched.NodeSlots) []AttemptNode {
 
 // moveAttempt records that task t's attempt now runs on nodes.
 func (r *recorder) moveAttempt(t *lifecycle.Task, nodes []sched.NodeSlots) {
-	if t.Attempt >= 0 {
-		a := &r.s.jobs[t.Job].attempts[t.Attempt]
+	if t.Record >= 0 {
+		a := &r.s.jobs[t.Job].attempts[t.Record]
 		a.Moves = append(a.Moves, AttemptMove{At: r.s.now, Nodes: r.attemptNodes(nodes)})
 		a.replaced, a.replacedAt = true, r.s.now
 	}
@@ -149,8 +149,8 @@ func (r *recorder) moveAttempt(t *lifecycle.Task, nodes []sched.NodeSlots) {
 // unmoveAttempt drops the last re-placement of task t's attempt, which
 // never took place (lifecycle.Outcome.Unplaced).
 func (r *recorder) unmoveAttempt(t *lifecycle.Task) {
-	if t.Attempt >= 0 {
-		a := &r.s.jobs[t.Job].attempts[t.Attempt]
+	if t.Record >= 0 {
+		a := &r.s.jobs[t.Job].attempts[t.Record]
 		a.Moves = a.Moves[:max(len(a.Moves)-1, 0)]
 	}
 }
@@ -168,8 +168,8 @@ func (r *recorder) startAttempt(j *job, t *lifecycle.Task) int32 {
 
 // preemptAttempt marks an attempt that was asked to stop.
 func (r *recorder) preemptAttempt(t *lifecycle.Task) {
-	if t.Attempt >= 0 {
-		a := &r.s.jobs[t.Job].attempts[t.Attempt]
+	if t.Record >= 0 {
+		a := &r.s.jobs[t.Job].attempts[t.Record]
 		a.State, a.LostWork = AttemptPreempting, t.Lost
 		if !a.asked {
 			a.asked, a.askedAt = true, r.s.now
@@ -180,8 +180,8 @@ func (r *recorder) preemptAttempt(t *lifecycle.Task) {
 // loseAttempt closes an attempt whose node was lost, with the work it
 // threw away.
 func (r *recorder) loseAttempt(t *lifecycle.Task, end lifecycle.AttemptState) {
-	if t.Attempt >= 0 {
-		r.s.jobs[t.Job].attempts[t.Attempt].LostWork = t.Lost
+	if t.Record >= 0 {
+		r.s.jobs[t.Job].attempts[t.Record].LostWork = t.Lost
 	}
 	r.endAttempt(t, end, false)
 }
@@ -189,11 +189,11 @@ func (r *recorder) loseAttempt(t *lifecycle.Task, end lifecycle.AttemptState) {
 // endAttempt closes an attempt as it lets go of its slots, ended end
 // (timeLimit: killed by its time limit).
 func (r *recorder) endAttempt(t *lifecycle.Task, end lifecycle.AttemptState, timeLimit bool) {
-	if t.Attempt < 0 {
+	if t.Record < 0 {
 		return
 	}
-	a := &r.s.jobs[t.Job].attempts[t.Attempt]
+	a := &r.s.jobs[t.Job].attempts[t.Record]
 	at := r.s.now
 	a.End, a.State = &at, attemptName(end, timeLimit)
-	t.Attempt = -1
+	t.Record = -1
 }
