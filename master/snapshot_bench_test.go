@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
 )
@@ -16,7 +17,7 @@ import (
 func BenchmarkSnapTasks(b *testing.B) {
 	const nodes, gpus, n = 1250, 8, 10000
 	now := time.Unix(1_000_000, 0)
-	pl := &planner{m: &Master{}}
+	pl := &planner{m: &Master{cfg: &config.Config{}}} // the default grace for the preempting tasks (stopOf)
 	nodeIdx := make(map[string]int32, nodes)
 	for i := range nodes {
 		name := "n" + strconv.Itoa(i)
