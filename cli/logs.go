@@ -27,7 +27,9 @@ func newJobLogsCmd() *cobra.Command {
 		Long: `Print the output of a job's tasks, in order. Lines a task wrote to stderr
 go to stderr. With several tasks and no --task, each line starts with its
 task's index, as [3]. The lines of a task's attempt after a restart follow
-a line on stdout that names it, as --- task 0 attempt 2 (restart 1) ---.
+a line on stdout that names it, as --- task 0 attempt 2 (restart 1) ---;
+those of the first attempt of a task that has restarted follow
+--- task 0 attempt 1 ---.
 -f keeps waiting for new lines until the job has ended and every line is
 printed.`,
 		Example: `  allot job logs 12
@@ -76,7 +78,8 @@ func runLogs(cmd *cobra.Command, arg string, f logsFlags, oneTask bool) error {
 	if f.follow && len(tasks) > maxFollowTasks {
 		return fmt.Errorf("job %d has %d tasks; -f follows at most %d at once: choose one with --task", id, len(tasks), maxFollowTasks)
 	}
-	w := &logWriter{out: cmd.OutOrStdout(), errOut: cmd.ErrOrStderr(), prefix: !oneTask && job.Tasks > 1}
+	w := &logWriter{out: cmd.OutOrStdout(), errOut: cmd.ErrOrStderr(), prefix: !oneTask && job.Tasks > 1,
+		restarted: restartedTasks(job)}
 	if !f.follow {
 		// One task after the other, so each task's lines stay together.
 		for _, t := range tasks {
@@ -127,6 +130,21 @@ type logWriter struct {
 	// another attempt, or a first line of a later one, is preceded on
 	// stdout by a line that names its attempt.
 	attempts map[int]int
+	// restarted are the tasks that had more than one attempt when the
+	// command began: their first attempt's lines get a header too, so
+	// that every attempt of such a task has one (trial q G2).
+	restarted map[int]bool
+}
+
+// restartedTasks is the tasks of job with more than one attempt.
+func restartedTasks(job api.Job) map[int]bool {
+	out := map[int]bool{}
+	for _, t := range job.TaskList {
+		if len(t.Attempts) > 1 || t.Restarts > 0 {
+			out[t.Index] = true
+		}
+	}
+	return out
 }
 
 func (w *logWriter) write(l api.LogLine) error {
@@ -144,16 +162,25 @@ func (w *logWriter) write(l api.LogLine) error {
 }
 
 // markAttempt prints "--- task 0 attempt 2 (restart 1) ---" before l when
-// it is the first line of an attempt after the first; attempts are
-// numbered from 1 and each one after the first is a restart.
+// it is the first line of an attempt after the first, and "--- task 0
+// attempt 1 ---" before the first line of a task that had restarted
+// when the command began; attempts are numbered from 1 and each one
+// after the first is a restart.
 func (w *logWriter) markAttempt(l api.LogLine) error {
 	if w.attempts == nil {
 		w.attempts = map[int]int{}
 	}
 	prev, seen := w.attempts[l.Task]
 	w.attempts[l.Task] = l.Attempt
-	if l.Attempt == prev || (!seen && l.Attempt <= 1) {
+	switch {
+	case l.Attempt == prev:
 		return nil
+	case !seen && l.Attempt <= 1:
+		if !w.restarted[l.Task] {
+			return nil // one attempt so far: no header to tell it apart
+		}
+		_, err := fmt.Fprintf(w.out, "--- task %d attempt %d ---\n", l.Task, max(l.Attempt, 1))
+		return err
 	}
 	_, err := fmt.Fprintf(w.out, "--- task %d attempt %d (restart %d) ---\n", l.Task, l.Attempt, l.Attempt-1)
 	return err

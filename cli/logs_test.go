@@ -27,9 +27,9 @@ func TestJobLogs(t *testing.T) {
 		{name: "a task across nodes: each line labelled with its part's rank and node", args: []string{"job", "logs", "8"},
 			out: "[rank 0 gpu-a] hello from 0\n[rank 1 gpu-b] hello from 1\n"},
 		{name: "every task, prefixed; stderr apart; a restart marked", args: []string{"job", "logs", "3"},
-			out: "[0] epoch 1\n--- task 0 attempt 2 (restart 1) ---\n[0] resumed from checkpoint\n", errOut: "[1] warning: slow disk\n"},
+			out: "--- task 0 attempt 1 ---\n[0] epoch 1\n--- task 0 attempt 2 (restart 1) ---\n[0] resumed from checkpoint\n", errOut: "[1] warning: slow disk\n"},
 		{name: "one task, a restart marked", args: []string{"job", "logs", "3", "--task", "0"},
-			out: "epoch 1\n--- task 0 attempt 2 (restart 1) ---\nresumed from checkpoint\n"},
+			out: "--- task 0 attempt 1 ---\nepoch 1\n--- task 0 attempt 2 (restart 1) ---\nresumed from checkpoint\n"},
 		{name: "a first line after a restart is marked too", args: []string{"job", "logs", "7"},
 			out: "--- task 0 attempt 2 (restart 1) ---\nstarting\n--- task 0 attempt 3 (restart 2) ---\nstep 1\n", errOut: "starting again\n"},
 		{name: "a single-task job is not prefixed", args: []string{"job", "logs", "5"}, out: "only task\n"},
@@ -54,7 +54,7 @@ func TestJobLogsFollow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out != "[0] epoch 1\n--- task 0 attempt 2 (restart 1) ---\n[0] resumed from checkpoint\n" || errOut != "[1] warning: slow disk\n" {
+	if out != "--- task 0 attempt 1 ---\n[0] epoch 1\n--- task 0 attempt 2 (restart 1) ---\n[0] resumed from checkpoint\n" || errOut != "[1] warning: slow disk\n" {
 		t.Errorf("stdout %q, stderr %q", out, errOut)
 	}
 	perTask := map[string]int{}
