@@ -424,6 +424,12 @@ func pickNodes(s *sched.Snapshot, nodes []*nodeUse, need int) ([]*nodeUse, []int
 			continue
 		}
 		ends := fewestEnds(s, n, need)
+		if !freesEnough(s, []*nodeUse{n}, ends, need) {
+			// Nothing that may end there frees enough (a job's own
+			// tasks left out, othersOnly): no start there to name, however
+			// few the ends (trial r R1 named a node of the job's own tasks).
+			continue
+		}
 		if best == nil || len(ends) < len(bestEnds) ||
 			(len(ends) == len(bestEnds) && lastEnd(s, ends) < lastEnd(s, bestEnds)) {
 			best, bestEnds = n, ends

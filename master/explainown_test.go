@@ -70,3 +70,31 @@ func TestCounterfactualNotItself(t *testing.T) {
 		})
 	}
 }
+
+// TestCounterfactualOwnNodeNotPicked (trial r R1): a sweep whose running
+// trials fill n2 and whose next trial waits, beside another job on n1,
+// is told it could start on n1 once that job ends, not "on n1 once some
+// of its own running tasks end" (its own tasks run on n2, and n2, with
+// them left out, could free nothing: it was picked for needing no end).
+func TestCounterfactualOwnNodeNotPicked(t *testing.T) {
+	h := newHarness(t, withConfig(mustConfig(t, "pools:\n  - {name: default, policy: fifo}\n")))
+	n1 := h.agent("n1", 4)
+	n2 := h.agent("n2", 4)
+	other := h.submit(jobSpec("other", 4, `, "time_limit": 1800`))
+	h.step()
+	h.sync(n1, n2)
+	sweep := h.submit(trialsSpec("sweep", 1, "", 6))
+	for range 3 {
+		h.step()
+		h.sync(n1, n2)
+	}
+	var x api.Explanation
+	if code := h.do("GET", "/api/v1/jobs/"+strconv.FormatInt(sweep, 10)+"/explain", nil, &x); code != 200 {
+		t.Fatalf("explain: status %d", code)
+	}
+	cf := x.WouldStart
+	if cf == nil || len(cf.MustEnd) != 1 || cf.MustEnd[0].ID != other || strings.Contains(cf.Message, "its own running tasks") ||
+		!strings.HasPrefix(cf.Message, "It could start on n1 once job "+strconv.FormatInt(other, 10)) {
+		t.Fatalf("counterfactual %+v, want it to start on n1 once job %d ends", cf, other)
+	}
+}
