@@ -100,10 +100,8 @@ func (o *ops) AmendLostEnd(ctx context.Context, l LateExit) (Task, []UsageTrim, 
 // and started at or before it, and that the job is in JobFrom: a
 // conflict then leaves a batch's transaction as it was.
 func (o *ops) checkLostEnd(ctx context.Context, l LateExit) error {
-	var state, endState string
+	var state string
 	var attempt int
-	var started int64
-	var ended sql.NullInt64
 	err := o.q.QueryRowContext(ctx, o.d.q("SELECT state, attempt FROM tasks WHERE job_id = ? AND idx = ?"),
 		l.JobID, l.Index).Scan(&state, &attempt)
 	switch {
@@ -117,19 +115,12 @@ func (o *ops) checkLostEnd(ctx context.Context, l LateExit) error {
 		return &ConflictError{What: fmt.Sprintf("task %d/%d", l.JobID, l.Index), Field: "attempt",
 			Expected: strconv.Itoa(l.Attempt), Actual: strconv.Itoa(attempt)}
 	}
-	err = o.q.QueryRowContext(ctx, o.d.q("SELECT end_state, started_ns, ended_ns FROM attempts WHERE job_id = ? AND idx = ? AND attempt = ?"),
-		l.JobID, l.Index, l.Attempt).Scan(&endState, &started, &ended)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return ErrNotFound
-	case err != nil:
-		return fmt.Errorf("read the attempt: %w", err)
-	case endState != string(AttemptLost) || !ended.Valid:
-		return &ConflictError{What: fmt.Sprintf("attempt %d/%d/%d", l.JobID, l.Index, l.Attempt), Field: "end_state",
-			Expected: string(AttemptLost), Actual: endState}
-	case nsOf(l.ExitedAt) < started || nsOf(l.ExitedAt) >= ended.Int64:
-		return invalidf("exit at %s is not within the attempt, which ran %s to %s", l.ExitedAt.UTC().Format(time.RFC3339Nano),
-			timeOf(started).UTC().Format(time.RFC3339Nano), timeOf(ended.Int64).UTC().Format(time.RFC3339Nano))
+	sp, err := o.readLostSpan(ctx, l.JobID, l.Index, l.Attempt, "''")
+	if err != nil {
+		return err
+	}
+	if err := sp.outside("", l.ExitedAt); err != nil {
+		return err
 	}
 	if l.JobTo == "" {
 		return nil

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -83,25 +82,13 @@ func (o *ops) NoteLostExit(ctx context.Context, l LostExit) ([]UsageTrim, error)
 // no reported end yet: a conflict then leaves a batch's transaction as
 // it was.
 func (o *ops) checkLostNote(ctx context.Context, l LostExit) error {
-	var endState, reported string
-	var started int64
-	var ended sql.NullInt64
-	err := o.q.QueryRowContext(ctx, o.d.q(`SELECT end_state, reported_end, started_ns, ended_ns FROM attempts
-		WHERE job_id = ? AND idx = ? AND attempt = ?`), l.JobID, l.Index, l.Attempt).Scan(&endState, &reported, &started, &ended)
+	sp, err := o.readLostSpan(ctx, l.JobID, l.Index, l.Attempt, "reported_end")
 	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return ErrNotFound
 	case err != nil:
-		return fmt.Errorf("read the attempt: %w", err)
-	case endState != string(AttemptLost) || !ended.Valid:
-		return &ConflictError{What: fmt.Sprintf("attempt %d/%d/%d", l.JobID, l.Index, l.Attempt), Field: "end_state",
-			Expected: string(AttemptLost), Actual: endState}
-	case reported != "":
+		return err
+	case sp.extra != "":
 		return &ConflictError{What: fmt.Sprintf("attempt %d/%d/%d", l.JobID, l.Index, l.Attempt), Field: "reported_end",
-			Expected: "", Actual: reported}
-	case nsOf(l.ExitedAt) < started || nsOf(l.ExitedAt) >= ended.Int64:
-		return invalidf("exit at %s is not within the attempt, which ran %s to %s", l.ExitedAt.UTC().Format(time.RFC3339Nano),
-			timeOf(started).UTC().Format(time.RFC3339Nano), timeOf(ended.Int64).UTC().Format(time.RFC3339Nano))
+			Expected: "", Actual: sp.extra}
 	}
-	return nil
+	return sp.outside("", l.ExitedAt)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -73,20 +72,11 @@ func (o *ops) RecordPartExits(ctx context.Context, job int64, index, attempt int
 // checkPartExits checks, before RecordPartExits writes anything, that
 // the attempt ended lost and that each exit is a part's within it.
 func (o *ops) checkPartExits(ctx context.Context, job int64, index, attempt int, parts []PartExit) error {
-	var endState, placed string
-	var started int64
-	var ended sql.NullInt64
-	err := o.q.QueryRowContext(ctx, o.d.q(`SELECT end_state, placement, started_ns, ended_ns FROM attempts
-		WHERE job_id = ? AND idx = ? AND attempt = ?`), job, index, attempt).Scan(&endState, &placed, &started, &ended)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return ErrNotFound
-	case err != nil:
-		return fmt.Errorf("read the attempt: %w", err)
-	case endState != string(AttemptLost) || !ended.Valid:
-		return &ConflictError{What: fmt.Sprintf("attempt %d/%d/%d", job, index, attempt), Field: "end_state",
-			Expected: string(AttemptLost), Actual: endState}
+	sp, err := o.readLostSpan(ctx, job, index, attempt, "placement")
+	if err != nil {
+		return err
 	}
+	placed := sp.extra
 	var placement []Placement
 	if err := json.Unmarshal([]byte(placed), &placement); err != nil {
 		return fmt.Errorf("read the attempt's placement: %w", err)
@@ -101,10 +91,9 @@ func (o *ops) checkPartExits(ctx context.Context, job int64, index, attempt int,
 			return invalidf("node %q: the attempt did not run on it", p.Node)
 		case p.State != AttemptCompleted && p.State != AttemptFailed:
 			return invalidf("node %s: part end %q, expected completed or failed", p.Node, p.State)
-		case nsOf(p.ExitedAt) < started || nsOf(p.ExitedAt) >= ended.Int64:
-			return invalidf("node %s: exit at %s is not within the attempt, which ran %s to %s", p.Node,
-				p.ExitedAt.UTC().Format(time.RFC3339Nano), timeOf(started).UTC().Format(time.RFC3339Nano),
-				timeOf(ended.Int64).UTC().Format(time.RFC3339Nano))
+		}
+		if err := sp.outside("node "+p.Node+": ", p.ExitedAt); err != nil {
+			return err
 		}
 	}
 	return nil
