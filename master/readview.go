@@ -72,10 +72,13 @@ type jobRead struct {
 	done []donePart
 	// stopping counts its tasks being killed, ended those that ended;
 	// killedAt and killWhy are the first kill of those still stopping,
-	// when and why it was made (readview_ending.go).
+	// when and why it was made, and killGrace the grace it gave them
+	// (mattempt.stopGrace: a reload since changes nothing its agents
+	// were told; readview_ending.go).
 	stopping, ended int
 	killedAt        time.Time
 	killWhy         string
+	killGrace       time.Duration
 	// ownOnPreempt and ownMaxRetries are the job file's exit actions
 	// (specHints), which the notes of its tasks on lost nodes resolve
 	// against the view's configuration (exitActionsIn), as a reload
@@ -137,6 +140,9 @@ func captureJob(j *mjob) *jobRead {
 	for _, t := range j.tasks {
 		if t.rec.State == store.TaskKilling && (r.killedAt.IsZero() || t.rec.UpdatedAt.Before(r.killedAt)) {
 			r.killedAt, r.killWhy = t.rec.UpdatedAt, t.rec.Reason
+			if t.att != nil {
+				r.killGrace = t.att.stopGrace
+			}
 		}
 		if t.att == nil {
 			continue

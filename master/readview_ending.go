@@ -66,8 +66,8 @@ func (j *jobRead) stoppingNodes() []string {
 // showEnding marks the view of a job still ending (ending) and says why
 // it has not ended yet, counting from now; the stored reason (who killed
 // it) follows. It leaves a reason about lost nodes (lostReasonOf), which
-// says more. killGrace is the job's pool's kill_grace, which the reason
-// measures the wait against.
+// says more. killGrace is the kill_grace its tasks were given
+// (jobRead.killGrace), which the reason measures the wait against.
 func showEnding(out *api.Job, j *jobRead, now time.Time, lost bool, killGrace time.Duration) {
 	if !j.ending() {
 		return

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/api"
-	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
 )
@@ -20,21 +19,20 @@ import (
 // job waiting for them was forecast to start in the past. The views say
 // it (api.Job.Preempting), as they say a move (readview_moving.go), and
 // the snapshot gives the core's forecast the deadline (sched.Alloc.FreeBy,
-// stopDeadline): the stored states, which the core and the replays
+// the attempt's Asked and Grace): the stored states, which the core and the replays
 // read, stay as they are.
 
 // stopDeadline is when task t, asked to stop, has its GPUs free at the
-// latest: its request (the transition, rec.UpdatedAt) plus the pool's
-// grace, a checkpoint's for a preempting task (moves and resizes
-// included), kill_grace for a killing one. Zero for any other task.
-func stopDeadline(cfg *config.Config, t *mtask) time.Time {
-	switch t.rec.State {
-	case store.TaskPreempting:
-		return t.rec.UpdatedAt.Add(poolGrace(cfg, t.job.rec.Pool))
-	case store.TaskKilling:
-		return t.rec.UpdatedAt.Add(poolKillGrace(cfg, t.job.rec.Pool))
+// latest: its request (the transition, rec.UpdatedAt) plus the grace
+// its attempt was given (mattempt.stopGrace: the pool's grace, a
+// checkpoint's for a preempting task, moves and resizes included,
+// kill_grace for a killing one), which its agent keeps whatever a
+// reload says since. Zero for any other task.
+func stopDeadline(t *mtask) time.Time {
+	if t.att == nil || t.att.stop.Type == "" {
+		return time.Time{}
 	}
-	return time.Time{}
+	return t.rec.UpdatedAt.Add(t.att.stopGrace)
 }
 
 // taskPreempt reports whether task t is being preempted: preempting and
@@ -45,9 +43,8 @@ func taskPreempt(t *mtask) bool {
 }
 
 // preemptingOf is what the view of job j says of its tasks being
-// preempted: the first's request, when and why, and how many; nil when
-// none is. The deadline waits for the view's configuration
-// (showPreempting), as a reload may change the grace.
+// preempted: the first's request, when and why, its deadline
+// (stopDeadline), and how many; nil when none is.
 func preemptingOf(j *mjob) *api.Preempting {
 	var r *api.Preempting
 	for _, t := range j.tasks {
@@ -58,7 +55,7 @@ func preemptingOf(j *mjob) *api.Preempting {
 			r.Tasks++
 			continue
 		}
-		r = &api.Preempting{Task: t.rec.Index, Tasks: 1, Since: t.rec.UpdatedAt, Why: t.rec.Reason}
+		r = &api.Preempting{Task: t.rec.Index, Tasks: 1, Since: t.rec.UpdatedAt, Why: t.rec.Reason, Deadline: stopDeadline(t)}
 	}
 	return r
 }
@@ -98,15 +95,13 @@ func preemptingSentence(r *api.Preempting, tasks int) string {
 }
 
 // showPreempting marks the view of a running job whose task is being
-// preempted, its deadline the request plus the pool's grace, and says
-// so in its reason, unless a reason about lost nodes, its end, a resize
-// or a move says more.
-func showPreempting(out *api.Job, j *jobRead, lost bool, grace time.Duration) {
+// preempted, and says so in its reason, unless a reason about lost
+// nodes, its end, a resize or a move says more.
+func showPreempting(out *api.Job, j *jobRead, lost bool) {
 	if j.preempting == nil || j.rec.State != store.JobRunning {
 		return
 	}
 	r := *j.preempting
-	r.Deadline = r.Since.Add(grace)
 	out.Preempting = &r
 	if !lost && !out.Ending && out.Resizing == nil && out.Moving == nil {
 		out.Reason = preemptingReason(&r, j.tasks)

@@ -100,8 +100,8 @@ func (pl *planner) buildSnapshot() {
 // lifecycle.Hold makes them: one for the attempt, or, for a task being
 // moved or resized, one running for its new placement and one preempting
 // and moving for what of the old placement the new one does not reuse
-// (Hold.Replaced). A preempting one is free by the task's stop request
-// plus its pool's grace (stopOf, Hold.FreeBy), for the forecast. Parts
+// (Hold.Replaced). A preempting one is free by the stop its attempt was
+// asked (Hold.FreeBy: its Asked and Grace, sendAll), for the forecast. Parts
 // on nodes not in the snapshot (lost) are left out, and so is an
 // allocation left with no part.
 func (pl *planner) snapTask(ji int, t *mtask, nodeIdx map[string]int32, now time.Time) {
@@ -118,9 +118,6 @@ func (pl *planner) snapTask(ji int, t *mtask, nodeIdx map[string]int32, now time
 	// (lifecycle.Replace): the attempt keeps its first start.
 	every := t.job.spec.checkpointEvery
 	h := t.att.Hold(nil, t.rec.State == store.TaskPreempting || t.rec.State == store.TaskKilling, false)
-	if h.Preempting {
-		h.Asked, h.Grace = stopOf(pl.m.cfg, t)
-	}
 	if t.next == nil {
 		// The common case, thousands a pass: the allocation is filled in
 		// place, before its nodes (the checkpoint's division overlaps
@@ -157,21 +154,6 @@ func (pl *planner) snapTask(ji int, t *mtask, nodeIdx map[string]int32, now time
 		s.Allocs = append(s.Allocs, drained.Alloc(ji, s.Now, every))
 		v.allocs = append(v.allocs, allocRef{t: t})
 	}
-}
-
-// stopOf is task t's stop request and grace as its hold gives them
-// (lifecycle.Hold's Asked and Grace, whose sum is the allocation's
-// FreeBy), by stopDeadline: its request (rec.UpdatedAt) rounded up to a
-// whole second and its grace's seconds rounded up, so that the forecast
-// never frees the GPUs before the kill; zeros for a task not asked to
-// stop. Callers hold mu.
-func stopOf(cfg *config.Config, t *mtask) (asked, grace int64) {
-	d := stopDeadline(cfg, t)
-	if d.IsZero() {
-		return 0, 0
-	}
-	at := t.rec.UpdatedAt
-	return at.Add(time.Second - 1).Unix(), int64((d.Sub(at) + time.Second - 1) / time.Second)
 }
 
 // snapNodesOf appends to dst the snapshot's nodes of parts, with the slots

@@ -17,7 +17,7 @@ import (
 func BenchmarkSnapTasks(b *testing.B) {
 	const nodes, gpus, n = 1250, 8, 10000
 	now := time.Unix(1_000_000, 0)
-	pl := &planner{m: &Master{cfg: &config.Config{}}} // the default grace for the preempting tasks (stopOf)
+	pl := &planner{m: &Master{cfg: &config.Config{}}}
 	nodeIdx := make(map[string]int32, nodes)
 	for i := range nodes {
 		name := "n" + strconv.Itoa(i)
@@ -41,6 +41,7 @@ func BenchmarkSnapTasks(b *testing.B) {
 		if i%10 == 0 {
 			t.rec.State = store.TaskPreempting
 			t.next, t.nextAt = []*mpart{part(i/gpus + 1)}, now.Add(-time.Minute)
+			t.att.Ask(t.nextAt.Unix(), int64(config.DefaultGrace/time.Second)) // as sendAll asks it
 		}
 		tasks[i] = t
 	}

@@ -119,9 +119,10 @@ type mattempt struct {
 	// same transitions (Launch at a start; Continue for the restart on
 	// the placement a move or resize reserved: continueFrom) and made
 	// into the snapshot's allocation by the same function
-	// (Attempt.Hold, snapTask). Its Asked and Grace stay 0: a
-	// preempting or killing attempt's deadline follows the pool's
-	// grace of the configuration at each build (stopOf).
+	// (Attempt.Hold, snapTask). Its Asked and Grace are the stop it
+	// was last asked (sendAll, Ask): its request rounded up to a whole
+	// second and its grace's seconds rounded up, so that the forecast
+	// never frees the GPUs before the agent's kill.
 	lifecycle.Attempt
 	// started and continues are the same starts at the wall clock's
 	// precision, which the master's time limits, usage and store
@@ -144,7 +145,12 @@ type mattempt struct {
 	heardTo time.Time
 	// stop is the last preempt or kill sent for the attempt (sendAll),
 	// which an agent still running a part of it gets again (stopresend.go).
-	stop api.Command
+	// stopGrace is the grace it gave, at the wall clock's precision: the
+	// agent kills what has not stopped by then, whatever a reload of the
+	// configuration says since, so the views and the forecast count
+	// from it (stopDeadline). Zero while nothing was asked.
+	stop      api.Command
+	stopGrace time.Duration
 	// stoppedBy is the node whose agent stopped its part of a gang's
 	// running attempt and reported it preempted (agentStopped): the
 	// others checkpoint, and that node's leave loses nothing. "" else.
@@ -398,9 +404,14 @@ func (m *Master) holdParts(t *mtask, parts []*mpart) {
 }
 
 // sendAll queues a preempt or kill command for every part of t's attempt
-// that has not exited.
+// that has not exited, and notes on the attempt the stop it asked
+// (lifecycle.Attempt.Ask): the request is the task's transition, which
+// its callers persisted and set first (rec.UpdatedAt).
 func (m *Master) sendAll(t *mtask, typ string, grace time.Duration) {
 	t.att.stop = api.Command{Type: typ, Task: t.id(), GraceS: int64(grace / time.Second)}
+	t.att.stopGrace = grace
+	at := t.rec.UpdatedAt // the request, persisted before this
+	t.att.Ask(at.Add(time.Second-1).Unix(), int64((grace+time.Second-1)/time.Second))
 	now := m.now()
 	for _, p := range t.att.parts {
 		if p.state == partExited {

@@ -37,10 +37,10 @@ func (ja *jobsAPI) jobView(v *readView, j *jobRead, now time.Time) api.Job {
 	if lost != "" {
 		out.Reason = lost
 	}
-	showEnding(&out, j, now, lost != "", poolKillGrace(v.cfg, j.rec.Pool)) // readview_ending.go
-	showResizing(&out, j, lost != "")                                      // readview_resizing.go
-	showMoving(&out, j, lost != "")                                        // readview_moving.go
-	showPreempting(&out, j, lost != "", poolGrace(v.cfg, j.rec.Pool))      // readview_preempting.go
+	showEnding(&out, j, now, lost != "", j.killGrace) // readview_ending.go
+	showResizing(&out, j, lost != "")                 // readview_resizing.go
+	showMoving(&out, j, lost != "")                   // readview_moving.go
+	showPreempting(&out, j, lost != "")               // readview_preempting.go
 	pos := v.positions()[j.rec.ID]
 	out.Position = pos
 	if j.pending == nil && j.active > 0 {
