@@ -162,8 +162,9 @@
 // the transactions (group commit and the statement cache on SQLite, the
 // gathered events and attempt writes on PostgreSQL), ops runs the SQL of
 // jobs, tasks, attempts, nodes, logs and history over a transaction or
-// the readers (Tx is ops; it embeds nodeOps, the nodes' rows and
-// events, masterRows, the marks and reservations, and authOps
+// the readers (Tx is ops; it embeds reads, the queries of jobs, tasks,
+// events, usage, logs and metrics that need nothing of a write under
+// way, nodeOps, the nodes' rows and events, masterRows, the marks and reservations, and authOps
 // (auth.go), the identity side's (Auth: users, roles, credentials, the
 // audit log), parts over the same conn, so that they are declared apart
 // and promoted for Tx). The identity side is part of Tx so that a change

@@ -216,8 +216,8 @@ func (o *ops) insertTasks(ctx context.Context, job Job, tasks []Task) error {
 	return nil
 }
 
-func (o *ops) Job(ctx context.Context, id int64) (Job, error) {
-	j, err := scanJob(o.q.QueryRowContext(ctx, o.d.q("SELECT "+jobCols+" FROM jobs WHERE id = ?"), id))
+func (r reads) Job(ctx context.Context, id int64) (Job, error) {
+	j, err := scanJob(r.q.QueryRowContext(ctx, r.d.q("SELECT "+jobCols+" FROM jobs WHERE id = ?"), id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Job{}, fmt.Errorf("job %d: %w", id, ErrNotFound)
 	}
@@ -234,7 +234,7 @@ func (o *ops) Job(ctx context.Context, id int64) (Job, error) {
 // rare within it.
 const sinceBoundJobs = 10000
 
-func (o *ops) Jobs(ctx context.Context, f JobFilter) ([]Job, error) {
+func (r reads) Jobs(ctx context.Context, f JobFilter) ([]Job, error) {
 	var where []string
 	var args []any
 	where, args = inClause("state", f.States, where, args)
@@ -298,7 +298,7 @@ func (o *ops) Jobs(ctx context.Context, f JobFilter) ([]Job, error) {
 		order = "id DESC"
 	}
 	query, args := finish("SELECT "+jobCols+" FROM jobs", where, order, f.Limit, args)
-	rows, err := o.q.QueryContext(ctx, o.d.q(query), args...)
+	rows, err := r.q.QueryContext(ctx, r.d.q(query), args...)
 	if err != nil {
 		return nil, fmt.Errorf("list jobs: %w", err)
 	}

@@ -106,14 +106,14 @@ func scanMetric(sc rowScanner) (Metric, error) {
 	return m, nil
 }
 
-func (o *ops) Metrics(ctx context.Context, f MetricFilter) ([]Metric, error) {
+func (r reads) Metrics(ctx context.Context, f MetricFilter) ([]Metric, error) {
 	where := []string{"job_id = ?", "id > ?"}
 	args := []any{f.JobID, f.AfterID}
 	if f.Index >= 0 {
 		where, args = append(where, "idx = ?"), append(args, f.Index)
 	}
 	query, args := finish("SELECT id, job_id, idx, attempt, step, at_ns, metrics FROM metrics", where, "id", f.Limit, args)
-	rows, err := o.q.QueryContext(ctx, o.d.q(query), args...)
+	rows, err := r.q.QueryContext(ctx, r.d.q(query), args...)
 	if err != nil {
 		return nil, fmt.Errorf("read metrics of job %d: %w", f.JobID, err)
 	}

@@ -68,7 +68,7 @@ func (o *ops) AppendLogs(ctx context.Context, lines []LogLine) error {
 	return nil
 }
 
-func (o *ops) Logs(ctx context.Context, lq LogQuery) ([]LogLine, error) {
+func (r reads) Logs(ctx context.Context, lq LogQuery) ([]LogLine, error) {
 	where := []string{"job_id = ?", "idx = ?", "(attempt > ? OR (attempt = ? AND seq > ?))"}
 	args := []any{lq.JobID, lq.Index, lq.After.Attempt, lq.After.Attempt, lq.After.Seq}
 	if lq.Attempt > 0 {
@@ -76,7 +76,7 @@ func (o *ops) Logs(ctx context.Context, lq LogQuery) ([]LogLine, error) {
 	}
 	query, args := finish("SELECT job_id, idx, attempt, seq, at_ns, stream, line FROM logs", where,
 		"attempt, seq", lq.Limit, args)
-	rows, err := o.q.QueryContext(ctx, o.d.q(query), args...)
+	rows, err := r.q.QueryContext(ctx, r.d.q(query), args...)
 	if err != nil {
 		return nil, fmt.Errorf("read logs of task %d/%d: %w", lq.JobID, lq.Index, err)
 	}
@@ -117,7 +117,7 @@ func (o *ops) RecordUsage(ctx context.Context, u Usage) (Usage, error) {
 	return u, nil
 }
 
-func (o *ops) Usage(ctx context.Context, f UsageFilter) ([]Usage, error) {
+func (r reads) Usage(ctx context.Context, f UsageFilter) ([]Usage, error) {
 	var where []string
 	var args []any
 	if !f.Since.IsZero() {
@@ -132,7 +132,7 @@ func (o *ops) Usage(ctx context.Context, f UsageFilter) ([]Usage, error) {
 	where, args = jobRange(f.FromJobID, f.ToJobID, where, args)
 	where, args = jobIn(f.JobIDs, where, args)
 	query, args := finish("SELECT "+usageCols+" FROM usage", where, "id", f.Limit, args)
-	rows, err := o.q.QueryContext(ctx, o.d.q(query), args...)
+	rows, err := r.q.QueryContext(ctx, r.d.q(query), args...)
 	if err != nil {
 		return nil, fmt.Errorf("list usage: %w", err)
 	}
@@ -316,7 +316,7 @@ func nullPtr[T any](n sql.Null[T]) *T {
 	return &n.V
 }
 
-func (o *ops) Events(ctx context.Context, f EventFilter) ([]Event, error) {
+func (r reads) Events(ctx context.Context, f EventFilter) ([]Event, error) {
 	var where []string
 	var args []any
 	if f.JobID != 0 {
@@ -333,7 +333,7 @@ func (o *ops) Events(ctx context.Context, f EventFilter) ([]Event, error) {
 	}
 	query, args := finish(`SELECT `+eventCols+` FROM events`,
 		where, "seq", f.Limit, args)
-	rows, err := o.q.QueryContext(ctx, o.d.q(query), args...)
+	rows, err := r.q.QueryContext(ctx, r.d.q(query), args...)
 	if err != nil {
 		return nil, fmt.Errorf("list events: %w", err)
 	}

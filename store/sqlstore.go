@@ -61,6 +61,7 @@ type conn struct {
 // declared on the parts.
 type ops struct {
 	conn
+	reads
 	nodeOps
 	masterRows
 	authOps
@@ -78,10 +79,16 @@ type ops struct {
 	fence *masterLock
 }
 
+// reads are the queries of the job, task, event, usage, log and metric
+// rows that need nothing of a write under way: they read what q sees.
+// (Attempts stays an op: within an Update on PostgreSQL it writes the
+// attempts gathered so far first, flushAttempts.)
+type reads struct{ conn }
+
 // newOps returns the ops, and its parts, over q in dialect d.
 func newOps(q querier, d *dialect) *ops {
 	c := conn{q: q, d: d}
-	return &ops{conn: c, nodeOps: nodeOps{c}, masterRows: masterRows{c}, authOps: authOps{c}}
+	return &ops{conn: c, reads: reads{c}, nodeOps: nodeOps{c}, masterRows: masterRows{c}, authOps: authOps{c}}
 }
 
 func (s *sqlStore) Update(ctx context.Context, fn func(tx Tx) error) error {

@@ -186,7 +186,7 @@ func (o *ops) taskMismatch(ctx context.Context, t TaskTransition) error {
 	return &ConflictError{What: what, Field: "attempt", Expected: strconv.Itoa(t.Attempt), Actual: strconv.Itoa(attempt)}
 }
 
-func (o *ops) Tasks(ctx context.Context, f TaskFilter) ([]Task, error) {
+func (r reads) Tasks(ctx context.Context, f TaskFilter) ([]Task, error) {
 	var where []string
 	var args []any
 	if f.JobID != 0 {
@@ -194,7 +194,7 @@ func (o *ops) Tasks(ctx context.Context, f TaskFilter) ([]Task, error) {
 	}
 	where, args = inClause("state", f.States, where, args)
 	query, args := finish("SELECT "+taskCols+" FROM tasks", where, "job_id, idx", 0, args)
-	rows, err := o.q.QueryContext(ctx, o.d.q(query), args...)
+	rows, err := r.q.QueryContext(ctx, r.d.q(query), args...)
 	if err != nil {
 		return nil, fmt.Errorf("list tasks: %w", err)
 	}
