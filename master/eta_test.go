@@ -201,15 +201,19 @@ func TestETAWantedAfterChanges(t *testing.T) {
 // TestForecastRangeAfterRestart (trial o F9): a restarted master reads
 // the shares of their time limits that recent attempts used back from
 // the store, so that forecasts keep their range; attempts that failed
-// or whose job has no time limit count no more than they did live.
+// or whose job has no time limit count no more than they did live. It
+// reads the jobs a page at a time (restoreRunPage), newest first, so
+// attempts behind a page of newer jobs with none are found too.
 func TestForecastRangeAfterRestart(t *testing.T) {
 	tests := []struct {
 		name      string
 		completed int // attempts completing at half their hour's limit
 		want      float64
+		newer     int // jobs with no time limit submitted after them
 	}{
-		{"five completed give the median", 5, 0.5},
-		{"four are too few for a range", 4, 0},
+		{"five completed give the median", 5, 0.5, 0},
+		{"four are too few for a range", 4, 0, 0},
+		{"behind a page of newer jobs", 5, 0.5, restoreRunPage + 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -229,6 +233,9 @@ func TestForecastRangeAfterRestart(t *testing.T) {
 			}
 			a.Exit(tid(failed, 0, 1), agent.OutcomeFailed, 1)
 			h.sync(a)
+			for range tt.newer {
+				h.submit(jobSpec("later", 1, ""))
+			}
 			h.m.lock()
 			live, n := h.m.planner.runs.typical(), len(h.m.planner.runs.ratios)
 			h.m.mu.Unlock()
