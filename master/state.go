@@ -144,7 +144,7 @@ type mattempt struct {
 	// usage records end there at the latest (flushUsage). Zero until then.
 	heardTo time.Time
 	// stop is the last preempt or kill sent for the attempt (sendAll),
-	// which an agent still running a part of it gets again (stopresend.go).
+	// which an agent still running a part of it gets again (stop.go).
 	// stopGrace is the grace it gave, at the wall clock's precision: the
 	// agent kills what has not stopped by then, whatever a reload of the
 	// configuration says since, so the views and the forecast count
@@ -403,27 +403,6 @@ func (m *Master) holdParts(t *mtask, parts []*mpart) {
 	}
 }
 
-// sendAll queues a preempt or kill command for every part of t's attempt
-// that has not exited, and notes on the attempt the stop it asked
-// (lifecycle.Attempt.Ask): the request is the task's transition, which
-// its callers persisted and set first (rec.UpdatedAt).
-func (m *Master) sendAll(t *mtask, typ string, grace time.Duration) {
-	t.att.stop = api.Command{Type: typ, Task: t.id(), GraceS: int64(grace / time.Second)}
-	t.att.stopGrace = grace
-	at := t.rec.UpdatedAt // the request, persisted before this
-	t.att.Ask(at.Add(time.Second-1).Unix(), int64((grace+time.Second-1)/time.Second))
-	now := m.now()
-	for _, p := range t.att.parts {
-		if p.state == partExited {
-			continue
-		}
-		if n := m.nodes[p.node]; n != nil && n.up() {
-			m.batches.send(n, t.att.stop)
-			p.stopAt = now
-		}
-	}
-}
-
 // killedReason says how many of j's tasks were killed, and how many of
 // them by the job's time limit, so that a job its limit ended says so
 // where it is listed, as its tasks do.
@@ -532,28 +511,6 @@ func (m *Master) addJob(j *mjob) {
 	}
 	i, _ := slices.BinarySearchFunc(m.order, j.rec.ID, func(x *mjob, id int64) int { return cmp.Compare(x.rec.ID, id) })
 	m.order = slices.Insert(m.order, i, j)
-}
-
-// poolGrace is a pool's preemption grace period.
-func poolGrace(cfg *config.Config, pool string) time.Duration {
-	for _, p := range cfg.Pools {
-		if p.Name == pool && p.Grace > 0 {
-			return p.Grace
-		}
-	}
-	return DefaultGrace
-}
-
-// poolKillGrace is the kill_grace of a pool: how long its killed tasks
-// have between SIGTERM and SIGKILL. 0 is a setting (kill at once); a
-// pool a reload removed has the default.
-func poolKillGrace(cfg *config.Config, pool string) time.Duration {
-	for _, p := range cfg.Pools {
-		if p.Name == pool {
-			return p.KillGrace
-		}
-	}
-	return config.DefaultKillGrace
 }
 
 // agentTimeout is how long a silent agent stays up.

@@ -4,9 +4,14 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/store"
 )
 
+// Asking an attempt to stop: sendAll sends a preempt or kill with its
+// pool's grace and notes it on the attempt, and a stop lost on its way
+// is sent again.
+//
 // A node's commands leave its queue as the master writes a reply, so a
 // reply lost on its way (a connection cut after the write, an agent
 // given up on a silent poll) loses them. A lost start shows: the agent
@@ -39,4 +44,47 @@ func stopAgain(t *mtask, node string, now time.Time, after time.Duration) (api.C
 	}
 	p.stopAt = now
 	return t.att.stop, true
+}
+
+// sendAll queues a preempt or kill command for every part of t's attempt
+// that has not exited, and notes on the attempt the stop it asked
+// (lifecycle.Attempt.Ask): the request is the task's transition, which
+// its callers persisted and set first (rec.UpdatedAt).
+func (m *Master) sendAll(t *mtask, typ string, grace time.Duration) {
+	t.att.stop = api.Command{Type: typ, Task: t.id(), GraceS: int64(grace / time.Second)}
+	t.att.stopGrace = grace
+	at := t.rec.UpdatedAt // the request, persisted before this
+	t.att.Ask(at.Add(time.Second-1).Unix(), int64((grace+time.Second-1)/time.Second))
+	now := m.now()
+	for _, p := range t.att.parts {
+		if p.state == partExited {
+			continue
+		}
+		if n := m.nodes[p.node]; n != nil && n.up() {
+			m.batches.send(n, t.att.stop)
+			p.stopAt = now
+		}
+	}
+}
+
+// poolGrace is a pool's preemption grace period.
+func poolGrace(cfg *config.Config, pool string) time.Duration {
+	for _, p := range cfg.Pools {
+		if p.Name == pool && p.Grace > 0 {
+			return p.Grace
+		}
+	}
+	return DefaultGrace
+}
+
+// poolKillGrace is the kill_grace of a pool: how long its killed tasks
+// have between SIGTERM and SIGKILL. 0 is a setting (kill at once); a
+// pool a reload removed has the default.
+func poolKillGrace(cfg *config.Config, pool string) time.Duration {
+	for _, p := range cfg.Pools {
+		if p.Name == pool {
+			return p.KillGrace
+		}
+	}
+	return config.DefaultKillGrace
 }
