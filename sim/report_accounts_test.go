@@ -1,9 +1,10 @@
 package sim
 
 import (
-	"github.com/allot-sched/allot/metrics"
 	"strings"
 	"testing"
+
+	"github.com/allot-sched/allot/metrics"
 )
 
 // TestWriteAccounts: an account with sub-accounts reads its subtree's
