@@ -59,6 +59,7 @@ type Collector struct {
 	samples  []Sample
 	series   bool
 	b        buckets
+	acc      accountFair
 }
 
 // NewCollector returns a collector for a cluster of slots slots; with
@@ -91,6 +92,7 @@ func (c *Collector) Project(name string) int32 {
 func (c *Collector) Advance(t int64) {
 	if !c.begun {
 		c.begun, c.last = true, t
+		c.acc.begin(t)
 		if c.series {
 			c.b.init(t)
 		}
@@ -101,6 +103,9 @@ func (c *Collector) Advance(t int64) {
 	}
 	if c.dirty {
 		c.entitle()
+	}
+	if c.acc.dirty {
+		c.acc.entitle(c.last)
 	}
 	dt := float64(t - c.last)
 	// The queue is measured over time, so a job queued and started at the
@@ -226,7 +231,12 @@ type Summary struct {
 	PreemptionLostSlotHours float64
 	Jain                    float64
 	Projects                []ProjectSummary
-	Series                  *Series
+	// JainAccounts and Accounts are the accounts' fairness, when the
+	// collector was given accounts (Accounts) and some had demand or held
+	// slots; else 0 and nil.
+	JainAccounts float64
+	Accounts     []AccountSummary
+	Series       *Series
 }
 
 // ProjectSummary is one project's share of a run.
@@ -279,6 +289,9 @@ func (c *Collector) Summarize(makespan int64) Summary {
 		s.Projects = append(s.Projects, ps)
 	}
 	s.Jain = Round(Jain(ratios), 4)
+	if accts, jain, ok := c.acc.summaries(c.last); ok {
+		s.Accounts, s.JainAccounts = accts, jain
+	}
 	if c.series && c.begun {
 		s.Series = c.seriesOut(waits)
 	}

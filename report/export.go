@@ -110,9 +110,19 @@ var csvColumns = []csvColumn{
 	{"longest_wait_s", func(m *sim.Metrics) float64 { return float64(m.Starvation.Longest.Wait) }, noLongest},
 }
 
+// noAccounts blanks the accounts' fairness in a run without accounts.
+func noAccounts(m *sim.Metrics) bool { return len(m.Accounts) == 0 }
+
+// csvLate are metric columns added after the label, so that the columns
+// of older files keep their places.
+var csvLate = []csvColumn{
+	{"jain_fairness_accounts", func(m *sim.Metrics) float64 { return m.JainFairnessAccounts }, noAccounts},
+}
+
 // WriteCSV writes one row per run: its name, its policy and its metrics,
 // then the job that waited longest and the run's label (Labels), after
-// the numbers so that the columns of older files keep their places.
+// the numbers so that the columns of older files keep their places, then
+// the metrics added since (csvLate).
 func WriteCSV(w io.Writer, c *Comparison) error {
 	cw := csv.NewWriter(w)
 	head := []string{"run", "policy"}
@@ -120,29 +130,37 @@ func WriteCSV(w io.Writer, c *Comparison) error {
 		head = append(head, col.name)
 	}
 	head = append(head, "longest_wait_job", "label")
+	for _, col := range csvLate {
+		head = append(head, col.name)
+	}
 	if err := cw.Write(head); err != nil {
 		return err
 	}
 	labels := c.Labels()
 	for i, r := range c.Runs {
 		m := &r.Result.Metrics
-		rec := []string{r.Name, r.Policy}
-		for _, col := range csvColumns {
-			if col.blank != nil && col.blank(m) {
-				rec = append(rec, "")
-				continue
-			}
-			rec = append(rec, strconv.FormatFloat(col.value(m), 'f', -1, 64))
-		}
+		rec := csvCells([]string{r.Name, r.Policy}, csvColumns, m)
 		job := ""
 		if !noLongest(m) {
 			job = m.Starvation.Longest.Job
 		}
-		rec = append(rec, job, labels[i])
+		rec = csvCells(append(rec, job, labels[i]), csvLate, m)
 		if err := cw.Write(rec); err != nil {
 			return err
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// csvCells appends the cells of cols for m to rec.
+func csvCells(rec []string, cols []csvColumn, m *sim.Metrics) []string {
+	for _, col := range cols {
+		if col.blank != nil && col.blank(m) {
+			rec = append(rec, "")
+			continue
+		}
+		rec = append(rec, strconv.FormatFloat(col.value(m), 'f', -1, 64))
+	}
+	return rec
 }

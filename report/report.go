@@ -44,10 +44,14 @@ type row struct {
 	value func(m *sim.Metrics) string
 }
 
-// rows are the table's rows for c: the metrics, then, where the runs
-// counted starvation, the starved jobs and the longest wait.
+// rows are the table's rows for c: the metrics, the accounts' fairness
+// where a run has accounts, then, where the runs counted starvation, the
+// starved jobs and the longest wait.
 func rows(c *Comparison) []row {
 	rs := metricRows()
+	if anyAccounts(c) {
+		rs = append(rs, row{"Jain fairness (accounts)", accountsCell})
+	}
 	if after, ok := starveAfter(c); ok {
 		rs = append(rs,
 			row{"starved (wait over " + sim.Clock(after) + ")", starvedCell},
@@ -119,6 +123,25 @@ func trim(x float64) string {
 	s := fmt.Sprintf("%.3f", x)
 	s = strings.TrimRight(s, "0")
 	return strings.TrimSuffix(s, ".")
+}
+
+// anyAccounts reports whether a run of c has the accounts' fairness.
+func anyAccounts(c *Comparison) bool {
+	for _, r := range c.Runs {
+		if len(r.Result.Metrics.Accounts) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// accountsCell reads "0.87 (4)": Jain's index over the accounts jobs
+// charged, and how many; "-" for a run without accounts.
+func accountsCell(m *sim.Metrics) string {
+	if len(m.Accounts) == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%s (%d)", trim(m.JainFairnessAccounts), sim.ChargedAccounts(m))
 }
 
 // starveAfter is the starvation threshold of c's runs (Options.StarveAfter,

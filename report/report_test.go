@@ -91,8 +91,8 @@ func TestWriteCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 4 || len(recs[0]) != 4+len(csvColumns) {
-		t.Fatalf("%d rows of %d cells, want a header and 3 runs of %d", len(recs), len(recs[0]), 4+len(csvColumns))
+	if n := 4 + len(csvColumns) + len(csvLate); len(recs) != 4 || len(recs[0]) != n {
+		t.Fatalf("%d rows of %d cells, want a header and 3 runs of %d", len(recs), len(recs[0]), n)
 	}
 	col := map[string]int{}
 	for i, name := range recs[0] {

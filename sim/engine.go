@@ -459,7 +459,7 @@ func (s *sim) touchAs(ji int32, alive bool) {
 		demand = min(lj.Waiting+lj.Running, j.spec.MaxConcurrent) * j.spec.Slots
 		queued = lj.Waiting > 0
 	}
-	s.rec.demand(j.project, demand-j.demand)
+	s.rec.demand(ji, demand-j.demand)
 	j.demand = demand
 	if queued != j.queued {
 		j.queued = queued

@@ -79,6 +79,7 @@ func (s *sim) reshape(e Event) {
 		s.moved[n] = sh.Pool
 	}
 	s.c.Ledgers.SetCapacity(s.c.Snap.Accounts, s.now, chargedSlots(s.in, s.gone, s.own, s.moved))
+	s.rec.accountSlots()
 }
 
 // inputNode is the input's node of snapshot index n: the pools' nodes in
@@ -113,4 +114,5 @@ func (s *sim) deleted(e Event) {
 	}
 	s.gone[n] = e.Kind == EventNodeDelete
 	s.c.Ledgers.SetCapacity(s.c.Snap.Accounts, s.now, chargedSlots(s.in, s.gone, s.own, s.moved))
+	s.rec.accountSlots()
 }

@@ -31,7 +31,7 @@ func WriteReport(w io.Writer, res *Result) error {
 	fmt.Fprintf(w, "preemptions  %d\n", m.Preemptions)
 	writeDetails(w, &m)
 	writeProjects(w, res.Projects)
-	writeAccounts(w, res.Accounts)
+	writeAccounts(w, res.Accounts, m.Accounts)
 	for _, j := range res.Jobs {
 		if j.Search != nil {
 			fmt.Fprintln(w)
@@ -107,6 +107,22 @@ func writeDetails(w io.Writer, m *Metrics) {
 		fmt.Fprintf(w, "resized      %s\n", resizedText(m))
 	}
 	fmt.Fprintf(w, "fairness     Jain %s over %s\n", num(m.JainFairness), plural.Count(len(m.Projects), "project"))
+	if len(m.Accounts) > 0 {
+		fmt.Fprintf(w, "fairness     Jain %s over %s (received ÷ entitled by shares)\n", num(m.JainFairnessAccounts),
+			plural.Count(ChargedAccounts(m), "account"))
+	}
+}
+
+// ChargedAccounts counts the accounts of Metrics.JainFairnessAccounts:
+// those that jobs charged.
+func ChargedAccounts(m *Metrics) int {
+	n := 0
+	for _, a := range m.Accounts {
+		if a.Charged {
+			n++
+		}
+	}
+	return n
 }
 
 // checkpointedAfter names what the checkpoints of
@@ -228,8 +244,13 @@ func writeJobs(w io.Writer, jobs []JobResult) error {
 // account with sub-accounts gives its subtree's, as allot usage does on
 // the live cluster, and its own beside it: the JSON result's usage is
 // its own only, which read alone makes a project whose users did the
-// work look idle.
-func writeAccounts(w io.Writer, as []AccountResult) {
+// work look idle. Then, for an account in fair (the accounts' fairness),
+// the slot-hours its subtree received and was entitled to.
+func writeAccounts(w io.Writer, as []AccountResult, fair []metrics.AccountSummary) {
+	got := make(map[string]*metrics.AccountSummary, len(fair))
+	for i := range fair {
+		got[fair[i].Name] = &fair[i]
+	}
 	tree := map[string]float64{}
 	parent := map[string]string{}
 	for _, a := range as {
@@ -248,6 +269,10 @@ func writeAccounts(w io.Writer, as []AccountResult) {
 		fmt.Fprintf(w, "account      %s (shares %s): usage %s", a.Name, strconv.FormatFloat(a.Shares, 'f', -1, 64), num(tree[a.Name]))
 		if hasSub[a.Name] {
 			fmt.Fprintf(w, " with its sub-accounts (own %s)", num(a.Usage))
+		}
+		if f := got[a.Name]; f != nil {
+			fmt.Fprintf(w, "; received %s of %s entitled (%s)", numCount(f.SlotHours, "slot-hour"),
+				strconv.FormatFloat(round(f.EntitledSlotHours, 2), 'f', -1, 64), num(f.ShareRatio))
 		}
 		fmt.Fprintln(w)
 	}

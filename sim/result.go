@@ -176,6 +176,13 @@ type Metrics struct {
 	// slot-hours; Projects gives each project's numbers.
 	JainFairness float64                  `json:"jain_fairness"`
 	Projects     []metrics.ProjectSummary `json:"projects"`
+	// JainFairnessAccounts is Jain's index of the fair-share accounts'
+	// received ÷ entitled slot-hours, over the accounts jobs charged;
+	// Accounts gives every account whose jobs or sub-accounts' had
+	// demand, its subtree's numbers. Both are absent when the input has
+	// no accounts, or no job charged one.
+	JainFairnessAccounts float64                  `json:"jain_fairness_accounts,omitempty"`
+	Accounts             []metrics.AccountSummary `json:"accounts,omitempty"`
 	// Starvation counts the jobs that waited over Options.StarveAfter;
 	// absent without it.
 	Starvation *Starvation `json:"starvation,omitempty"`
@@ -206,6 +213,9 @@ type recorder struct {
 	limitKills int
 	usage      usage
 	starve     starveCounter
+	// acctPools marks the pools jobs charging accounts were submitted
+	// to, when the input has accounts (accountSlots).
+	acctPools []bool
 }
 
 func (r *recorder) init(s *sim) {
@@ -217,6 +227,7 @@ func (r *recorder) init(s *sim) {
 	r.col = metrics.NewCollector(r.totalSlots, s.opt.Series)
 	r.starve = newStarveCounter(s.opt.StarveAfter)
 	r.usage.init(s.in.Projects, s.opt.Timeline)
+	r.accountFairness(s.in.Accounts, len(s.in.Pools))
 }
 
 // advance integrates the state up to time t, before the clock moves there.
@@ -237,16 +248,27 @@ func (r *recorder) project(name string) int32 {
 
 func (r *recorder) submitted(ji int32) {
 	r.submits++
-	r.col.Submitted(r.s.jobs[ji].project)
+	j := &r.s.jobs[ji]
+	r.col.Submitted(j.project)
+	if j.acct >= 0 {
+		r.chargePool(j.spec.Pool)
+	}
 }
 
-func (r *recorder) demand(p int32, delta int) { r.col.Demand(p, delta) }
+// demand changes the slots job ji's live tasks would hold if all ran,
+// for its project and its account.
+func (r *recorder) demand(ji int32, delta int) {
+	j := &r.s.jobs[ji]
+	r.col.Demand(j.project, delta)
+	r.col.AccountDemand(j.acct, delta)
+}
 
 func (r *recorder) queue(delta int) { r.col.Queue(delta) }
 
 func (r *recorder) hold(ji int32, slots int) {
 	j := &r.s.jobs[ji]
 	r.col.Hold(j.project, slots)
+	r.col.AccountHold(j.acct, slots)
 	r.usage.hold(j.qp, slots, j.spec.Borrow)
 	r.dirty = true
 }
@@ -451,6 +473,7 @@ func (r *recorder) metrics(res *Result, s *sim) Metrics {
 	m.AvgQueue, m.MaxQueue = sum.AvgQueue, sum.MaxQueue
 	m.PreemptionLostSlotHours = sum.PreemptionLostSlotHours
 	m.JainFairness, m.Projects = sum.Jain, sum.Projects
+	m.JainFairnessAccounts, m.Accounts = sum.JainAccounts, sum.Accounts
 	if s.opt.StarveAfter > 0 {
 		st := r.starve.st
 		m.Starvation = &st

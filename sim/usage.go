@@ -1,6 +1,9 @@
 package sim
 
-import "github.com/allot-sched/allot/sched"
+import (
+	"github.com/allot-sched/allot/lifecycle"
+	"github.com/allot-sched/allot/sched"
+)
 
 // ProjectResult is one quota project's use of its pool over a run.
 type ProjectResult struct {
@@ -167,4 +170,59 @@ func accountResults(as []sched.Account) []AccountResult {
 		}
 	}
 	return out
+}
+
+// accountFairness makes the collector compute the accounts' fairness
+// (metrics.Collector.Accounts), when the input has accounts.
+func (r *recorder) accountFairness(as []sched.Account, pools int) {
+	if len(as) == 0 {
+		return
+	}
+	names, parents, shares := make([]string, len(as)), make([]int32, len(as)), make([]float64, len(as))
+	for i, a := range as {
+		names[i], parents[i], shares[i] = a.Name, int32(a.Parent), a.Shares
+	}
+	r.col.Accounts(names, parents, shares)
+	r.acctPools = make([]bool, pools)
+}
+
+// chargePool notes that a job charging an account was submitted to pool
+// p: its slots join the capacity the accounts' entitlements share.
+func (r *recorder) chargePool(p int) {
+	if r.acctPools != nil && !r.acctPools[p] {
+		r.acctPools[p] = true
+		r.accountSlots()
+	}
+}
+
+// accountSlots sets the capacity the accounts' entitlements share: the
+// slots of the pools that jobs charging accounts were submitted to,
+// counted as chargedSlots counts the multifactor pools' (deleted nodes
+// out, reshaped ones with their new slots, in the pool they are in
+// now). It is the multifactor pools' capacity in a run of the scenario's
+// own settings, and the same slots in a run of a preset (fcfs, easy)
+// that gives those pools another policy, so that the runs compare.
+func (r *recorder) accountSlots() {
+	if r.acctPools == nil {
+		return
+	}
+	s := r.s
+	capacity, i := 0, int32(0)
+	for pi, p := range s.in.Pools {
+		for _, n := range p.Nodes {
+			pool := pi
+			if to, ok := s.moved[i]; ok {
+				pool = to
+			}
+			slots, ok := s.own[i]
+			if !ok {
+				slots = n.Slots
+			}
+			if r.acctPools[pool] && lifecycle.InFairShareCapacity(s.gone[i]) {
+				capacity += slots
+			}
+			i++
+		}
+	}
+	r.col.AccountSlots(capacity)
 }
