@@ -14,8 +14,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/store"
 )
@@ -95,7 +93,7 @@ func (m *Master) Handler() http.Handler {
 		}
 		writeError(w, http.StatusNotFound, "", "no endpoint %s %s", r.Method, r.URL.Path)
 	})
-	mux.Handle("GET /metrics", promhttp.HandlerFor(m.metric.reg, promhttp.HandlerOpts{}))
+	mux.Handle("GET /metrics", m.metric.handler())
 	mux.HandleFunc("GET /healthz", m.health.handleReady)
 	mux.HandleFunc("GET /readyz", m.health.handleReady)
 	mux.HandleFunc("GET /livez", parts.cluster.handleLive)

@@ -323,7 +323,7 @@ func usageOf(t *mtask, end time.Time) *store.Usage {
 
 // charged notes a stored usage record in the counters.
 func (m *Master) charged(u *store.Usage) {
-	m.metric.gpuSeconds.WithLabelValues(u.Pool, u.Project, cmp.Or(u.User, noUser)).Add(u.GPUSeconds)
+	m.metric.chargeGPU(u.Pool, u.Project, u.User, u.GPUSeconds)
 	m.fair.charge(u.Pool, u.Project, u.User, u.Start.Unix(), u.End.Unix(), u.GPUSeconds)
 }
 

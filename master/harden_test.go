@@ -10,6 +10,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
 	"net"
 	"net/http"
@@ -117,22 +118,86 @@ func TestInternalErrorsDoNotLeak(t *testing.T) {
 	}
 }
 
+// TestPrivateMetrics: /metrics is open unless --private-metrics, but the
+// series that name projects' and users' usage (allot_gpu_seconds_total)
+// go only to a caller who may read every project's usage, an admin or a
+// role in all projects, as GET /usage redacts them for a member (trial
+// 2026-11-29a A4); everyone gets usage by pool. A token sent to an open
+// /metrics is checked: a bad one is refused, not ignored.
 func TestPrivateMetrics(t *testing.T) {
-	for _, private := range []bool{false, true} {
-		t.Run(strconv.FormatBool(private), func(t *testing.T) {
-			h := newHarness(t, func(o *Options) { o.PrivateMetrics = private })
-			want := 200
-			if private {
-				want = 401
+	const userSeries = `allot_gpu_seconds_total{pool="default",project="default",user="root"} 10`
+	const poolSeries = `allot_pool_gpu_seconds_total{pool="default"} 10`
+	for _, tc := range []struct {
+		name      string
+		private   bool
+		who       string // "", "admin", "member", "all-viewer", "bad"
+		code      int
+		userLines bool
+	}{
+		{"open, no token: by pool only", false, "", 200, false},
+		{"open, a member: by pool only", false, "member", 200, false},
+		{"open, a viewer of every project: by user", false, "all-viewer", 200, true},
+		{"open, the admin: by user", false, "admin", 200, true},
+		{"open, a bad token: refused", false, "bad", 401, false},
+		{"private, no token: refused", true, "", 401, false},
+		{"private, a member: by pool only", true, "member", 200, false},
+		{"private, the admin: by user", true, "admin", 200, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, func(o *Options) { o.PrivateMetrics = tc.private })
+			h.m.metric.chargeGPU("default", "default", "root", 10)
+			token := map[string]string{"": "", "admin": h.admin, "bad": "allot_u_nosuchtoken"}[tc.who]
+			if tc.who == "member" || tc.who == "all-viewer" {
+				roles := map[string]string{"default": "member"}
+				if tc.who == "all-viewer" {
+					roles = map[string]string{"*": "viewer"}
+				}
+				if code := h.do("POST", "/api/v1/users", api.NewUser{Name: "ann", Roles: roles}, nil); code != 201 {
+					t.Fatalf("create user: %d", code)
+				}
+				var ct api.CreatedToken
+				if code := h.do("POST", "/api/v1/tokens", api.NewToken{Kind: "user", User: "ann"}, &ct); code != 201 {
+					t.Fatalf("create token: %d", code)
+				}
+				token = ct.Secret
 			}
-			if code := h.doAs("", "GET", "/metrics", nil, nil); code != want {
-				t.Fatalf("/metrics without a token: %d, want %d", code, want)
+			code, body := metricsAs(t, h, token)
+			if code != tc.code {
+				t.Fatalf("/metrics as %q: %d, want %d", tc.who, code, tc.code)
 			}
-			if code := h.doAs(h.admin, "GET", "/metrics", nil, nil); code != 200 {
-				t.Fatalf("/metrics with a token: %d", code)
+			if code != 200 {
+				return
+			}
+			if got := strings.Contains(body, userSeries); got != tc.userLines {
+				t.Errorf("per-user series shown: %v, want %v:\n%s", got, tc.userLines, grepLines(body, "gpu_seconds"))
+			}
+			if !strings.Contains(body, poolSeries) {
+				t.Errorf("/metrics lacks %s:\n%s", poolSeries, grepLines(body, "gpu_seconds"))
 			}
 		})
 	}
+}
+
+// metricsAs reads /metrics with token (none when ""): its status and text.
+func metricsAs(t *testing.T, h *harness, token string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(h.ctx, "GET", h.srv.URL+"/metrics", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(data)
 }
 
 func TestTokenLifecycle(t *testing.T) {

@@ -214,12 +214,15 @@ func whyDead(c store.Credential) string {
 // for the API, a join token or the node's credential for registration,
 // and the node's own credential for the rest of the agents' protocol.
 // /healthz, the dashboard's files and the OpenAPI document are open;
-// /metrics is open unless Options.PrivateMetrics.
+// /metrics is open unless Options.PrivateMetrics, but a token sent to it
+// is checked all the same: it may let its holder read the usage series
+// (metrics.handler), and a bad one is refused rather than ignored.
 func (ac *access) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		path := r.URL.Path
 		isAPI := strings.HasPrefix(path, api.Version+"/")
-		if !isAPI && !(path == "/metrics" && ac.m.opt.PrivateMetrics) || path == api.Version+"/openapi.json" {
+		metricsAuth := path == "/metrics" && (ac.m.opt.PrivateMetrics || r.Header.Get("Authorization") != "")
+		if !isAPI && !metricsAuth || path == api.Version+"/openapi.json" {
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -1,8 +1,6 @@
 package master
 
 import (
-	"cmp"
-
 	"github.com/allot-sched/allot/store"
 )
 
@@ -82,7 +80,7 @@ func (b *tailBook) hold(tail *lostTail) {
 // count adds gpuSeconds of a lost tail's record to the metric.
 func (b *tailBook) count(u store.Usage, gpuSeconds float64) {
 	if gpuSeconds > 0 {
-		b.metric.gpuSeconds.WithLabelValues(u.Pool, u.Project, cmp.Or(u.User, noUser)).Add(gpuSeconds)
+		b.metric.chargeGPU(u.Pool, u.Project, u.User, gpuSeconds)
 	}
 }
 

@@ -1,7 +1,11 @@
 package master
 
 import (
+	"cmp"
+	"net/http"
+
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/store"
@@ -10,7 +14,11 @@ import (
 // metrics are the master's Prometheus metrics, in a registry of its own so
 // that several masters (in tests) do not collide.
 type metrics struct {
+	// reg is what every reader of /metrics gets; usage, the series that
+	// name projects' and users' usage, only a caller who may read every
+	// project's usage (metricsHandler), as GET /usage redacts them.
 	reg                *prometheus.Registry
+	usage              *prometheus.Registry
 	passSeconds        prometheus.Histogram
 	submissions        prometheus.Counter
 	agentSyncs         prometheus.Counter
@@ -18,6 +26,7 @@ type metrics struct {
 	jobsEnded          *prometheus.CounterVec
 	storeUp            prometheus.Gauge
 	gpuSeconds         *prometheus.CounterVec
+	poolGPUSeconds     *prometheus.CounterVec
 	syncBatch          prometheus.Histogram
 	syncBatchRetries   prometheus.Counter
 	reloads            *prometheus.CounterVec
@@ -27,7 +36,8 @@ type metrics struct {
 
 func newMetrics(m *Master) *metrics {
 	x := &metrics{
-		reg: prometheus.NewRegistry(),
+		reg:   prometheus.NewRegistry(),
+		usage: prometheus.NewRegistry(),
 		passSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "allot_scheduling_pass_seconds",
 			Help:    "Duration of one scheduling pass: snapshot, core, and no I/O.",
@@ -43,8 +53,13 @@ func newMetrics(m *Master) *metrics {
 			Name: "allot_jobs_ended_total", Help: "Jobs that reached a terminal state, by state."}, []string{"state"}),
 		gpuSeconds: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "allot_gpu_seconds_total",
-			Help: "GPU-seconds used, as recorded in the store's usage records (GET /api/v1/usage), by pool, project and user."},
+			Help: "GPU-seconds used, as recorded in the store's usage records (GET /api/v1/usage), by pool, project and user " +
+				"(served to admins and to roles in every project only)."},
 			[]string{"pool", "project", "user"}),
+		poolGPUSeconds: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "allot_pool_gpu_seconds_total",
+			Help: "GPU-seconds used, as recorded in the store's usage records, by pool: allot_gpu_seconds_total summed over projects and users."},
+			[]string{"pool"}),
 		syncBatch: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "allot_sync_batch_syncs",
 			Help:    "Agent syncs whose reports were stored in one transaction.",
@@ -69,9 +84,33 @@ func newMetrics(m *Master) *metrics {
 	x.reloadOK.Set(1)
 	x.reloads.WithLabelValues("ok")
 	x.reloads.WithLabelValues("failed")
-	x.reg.MustRegister(x.passSeconds, x.submissions, x.agentSyncs, x.agentRegistrations, x.jobsEnded, x.storeUp, x.gpuSeconds,
+	x.usage.MustRegister(x.gpuSeconds)
+	x.reg.MustRegister(x.passSeconds, x.submissions, x.agentSyncs, x.agentRegistrations, x.jobsEnded, x.storeUp, x.poolGPUSeconds,
 		x.syncBatch, x.syncBatchRetries, x.reloads, x.reloadOK, x.passFailures, &mirrorCollector{m: m})
 	return x
+}
+
+// chargeGPU counts gpuSeconds of usage of user in project and pool.
+func (x *metrics) chargeGPU(pool, project, user string, gpuSeconds float64) {
+	x.gpuSeconds.WithLabelValues(pool, project, cmp.Or(user, noUser)).Add(gpuSeconds)
+	x.poolGPUSeconds.WithLabelValues(pool).Add(gpuSeconds)
+}
+
+// handler serves /metrics: the usage series by project and user only to
+// a caller who may read every project's usage (an admin, or a role in
+// all projects), as GET /api/v1/usage shows a member only the rows of
+// its own projects; everyone else, anonymous callers of an open
+// /metrics included, gets the rest, usage by pool among it.
+func (x *metrics) handler() http.Handler {
+	all := promhttp.HandlerFor(prometheus.Gatherers{x.reg, x.usage}, promhttp.HandlerOpts{})
+	some := promhttp.HandlerFor(x.reg, promhttp.HandlerOpts{})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, every := principalOf(r).Projects(); every {
+			all.ServeHTTP(w, r)
+			return
+		}
+		some.ServeHTTP(w, r)
+	})
 }
 
 // jobEnded counts a job reaching a terminal state.
