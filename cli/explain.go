@@ -164,8 +164,11 @@ func printExplanation(w io.Writer, x api.Explanation) error {
 		if p.BlockedBy != 0 {
 			fmt.Fprintf(w, "Blocked:  by %s\n", blockerText(p))
 		}
-		if p.EstimatedStart != nil || (x.WouldStart != nil && x.WouldStart.NotBefore != nil) {
-			fmt.Fprintf(w, "Start:    %s\n", waitStartText(p, x.WouldStart, ref))
+		// "Until when?" is the first thing a waiting user asks: with no
+		// estimate the line says why (the job without a time limit that
+		// must end, never on today's nodes), as the dry run's does.
+		if text := knownStartText(p, x.WouldStart, ref); text != "" {
+			fmt.Fprintf(w, "Start:    %s\n", text)
 		}
 	}
 	if f := x.Factors; f != nil {
@@ -396,12 +399,25 @@ func mustEndWaitFor(r api.JobRef) string {
 // that must end there reach their time limits; else why there is none,
 // by the cause the counterfactual names.
 func waitStartText(p *api.Pending, cf *api.Counterfactual, ref time.Time) string {
+	if text := knownStartText(p, cf, ref); text != "" {
+		return text
+	}
+	return "unknown (a task without a time limit stands in the way)"
+}
+
+// knownStartText is waitStartText where it has something to say of the
+// job's own case: an estimate, never, not before, the job without a time
+// limit that must end, or a wait for nothing to name; "" otherwise.
+// explain prints its Start line only then, since the section below
+// names what must end.
+func knownStartText(p *api.Pending, cf *api.Counterfactual, ref time.Time) string {
 	switch {
 	case p != nil && p.EstimatedStart != nil && p.EstimateBasis == basisCheckpoint:
 		return checkpointStartText(*p.EstimatedStart, cf, ref)
 	case p != nil && p.EstimatedStart != nil:
 		return estimateText(p, ref)
 	case cf == nil:
+		return ""
 	case cf.Never != "":
 		return "never on today's nodes"
 	case cf.NotBefore != nil:
@@ -420,7 +436,7 @@ func waitStartText(p *api.Pending, cf *api.Counterfactual, ref time.Time) string
 			return "unknown: see what would let it start, below"
 		}
 	}
-	return "unknown (a task without a time limit stands in the way)"
+	return ""
 }
 
 // estimateText is the Start line: a reservation's start, or a forecast

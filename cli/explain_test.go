@@ -235,6 +235,44 @@ func TestExplainStartLine(t *testing.T) {
 	}
 }
 
+// TestExplainStartWithoutEstimate: explain of a job the forecast gives no
+// estimate has a Start line where it can say why (trial 2026-11-29a A2:
+// it had none, though the docs promise it), as the dry run's has: the
+// job without a time limit that must end, never, not before; none where
+// the section below says it all (the jobs that must end have limits and
+// could be preempted) or there is no counterfactual.
+func TestExplainStartWithoutEstimate(t *testing.T) {
+	fixClock(t)
+	hour := t0.Add(time.Hour)
+	tests := []struct {
+		name string
+		cf   *api.Counterfactual
+		want string // "": no Start line
+	}{
+		{"a job without a limit must end", &api.Counterfactual{Nodes: []string{"n1"},
+			MustEnd: []api.JobRef{{ID: 12, Slots: 6, EndsAt: &hour}, {ID: 4, Name: "bob-sleep", Slots: 2}}},
+			"Start:    unknown (job 4, which must end for it, has no time limit)\n"},
+		{"never", &api.Counterfactual{Never: "needs 16 slots, the largest node has 8"}, "Start:    never on today's nodes\n"},
+		{"not before", &api.Counterfactual{Nodes: []string{"n1"}, MustEnd: []api.JobRef{{ID: 12, EndsAt: &hour}}, NotBefore: &hour},
+			"Start:    not before "},
+		{"the section says it", fixtureExplanation().WouldStart, ""},
+		{"no counterfactual", nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := fixtureExplanation()
+			x.AsOf, x.WouldStart = t0, tt.cf
+			var b bytes.Buffer
+			if err := printExplanation(&b, x); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(b.String(), "Start:"); got != (tt.want != "") || !strings.Contains(b.String(), tt.want) {
+				t.Errorf("output, want Start line %q:\n%s", tt.want, b.String())
+			}
+		})
+	}
+}
+
 // TestWaitStartText: the Start line of a job with no estimate says why
 // there is none, as the dashboard's job page does.
 func TestWaitStartText(t *testing.T) {
