@@ -215,15 +215,20 @@ func (h *storeHealth) countAuditLost(ctx context.Context, err error) bool {
 	return true
 }
 
-// lastOutageSpanning is the last outage that ended, where it explains
-// why nothing the master had to do at at was done then: it ended after
-// at, and began no later than a probe's interval after it (the master
-// learns of an outage by a write that fails, or the next probe, up to
-// probeEvery later; a kill due meanwhile failed with the store).
+// lastOutageSpanning is the last outage, where it explains why nothing
+// the master had to do at at was done then: it ended after at, and began
+// no later than a probe's interval after it (the master learns of an
+// outage by a write that fails, or the next probe, up to probeEvery
+// later; a kill due meanwhile failed with the store). An outage the
+// master has not seen end yet (a sync's writes may succeed before the
+// next probe says the store is back) counts as ending now.
 func (h *storeHealth) lastOutageSpanning(at time.Time) (store.StoreOutage, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	out := h.last
+	if h.down {
+		out = store.StoreOutage{From: h.outFrom, Until: h.clock.Now()}
+	}
 	ok := !out.Until.IsZero() && out.Until.After(at) && !out.From.After(at.Add(probeEvery))
 	return out, ok
 }
