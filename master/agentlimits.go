@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/store"
 )
@@ -46,6 +47,19 @@ func (ag *agents) timeLimitsFor(n *mnode) []api.TimeLimit {
 		return cmp.Or(cmp.Compare(a.Task.JobID, b.Task.JobID), cmp.Compare(a.Task.TaskIndex, b.Task.TaskIndex))
 	})
 	return out
+}
+
+// exitedPart applies the exit of node's part p of t, marked exited
+// (partExited); first, for a part its agent killed at the time limit
+// (atLimit), the master's own time-limit kill (stoppedAtLimit), which
+// its end then follows. Callers hold mu.
+func (ag *agents) exitedPart(ctx context.Context, t *mtask, node string, p *mpart, atLimit bool) error {
+	if atLimit && p.outcome == agent.OutcomeKilled {
+		if err := ag.stoppedAtLimit(ctx, t, node); err != nil {
+			return err
+		}
+	}
+	return ag.partExited(ctx, t, node, p)
 }
 
 // stoppedAtLimit handles the exit report of node's part of t whose agent

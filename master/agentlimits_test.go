@@ -148,3 +148,40 @@ func TestTimeLimitInStoreOutage(t *testing.T) {
 		})
 	}
 }
+
+// TestDeadline: the deadline the agents are told is the master's own:
+// the attempt's start plus the limit; for the restart a move or resize
+// reserved, the start of the attempt it continues; its own start where
+// that came after (killed as it runs again); none for a task stopping,
+// or a job without a limit.
+func TestDeadline(t *testing.T) {
+	t0 := time.Date(2026, 11, 28, 22, 1, 17, 0, time.UTC)
+	limit := 12 * time.Minute
+	cases := []struct {
+		name      string
+		state     store.TaskState
+		limit     time.Duration
+		started   time.Time
+		continues time.Time // zero: not a move's restart
+		want      time.Time // zero: none
+	}{
+		{"running", store.TaskRunning, limit, t0, time.Time{}, t0.Add(limit)},
+		{"starting", store.TaskStarting, limit, t0, time.Time{}, t0.Add(limit)},
+		{"resumed after a preemption: its own start", store.TaskRunning, limit, t0.Add(time.Hour), time.Time{}, t0.Add(time.Hour + limit)},
+		{"a move's restart: the first's start", store.TaskStarting, limit, t0.Add(5 * time.Minute), t0, t0.Add(limit)},
+		{"a move's restart past the limit: its own start", store.TaskStarting, limit, t0.Add(13 * time.Minute), t0, t0.Add(13 * time.Minute)},
+		{"preempting", store.TaskPreempting, limit, t0, time.Time{}, time.Time{}},
+		{"killing", store.TaskKilling, limit, t0, time.Time{}, time.Time{}},
+		{"no limit", store.TaskRunning, 0, t0, time.Time{}, time.Time{}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			task := &mtask{job: &mjob{rec: store.Job{TimeLimit: c.limit}}, rec: store.Task{State: c.state},
+				att: &mattempt{started: c.started, continues: c.continues}}
+			got, ok := deadline(task)
+			if ok != !c.want.IsZero() || !got.Equal(c.want) {
+				t.Fatalf("deadline %v (%v), want %v", got, ok, c.want)
+			}
+		})
+	}
+}

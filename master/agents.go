@@ -322,16 +322,7 @@ func (ag *agents) report(ctx context.Context, n *mnode, r api.Report) error {
 		p.state, p.outcome, p.exitCode, p.err = partExited, agent.Outcome(r.Outcome), r.ExitCode, r.Error
 		p.exitedAt = partExit(t.att, r.At, ag.m.now())
 		p.noStart = before.state == partStarting && p.outcome == agent.OutcomeFailed
-		err := error(nil)
-		if r.StoppedAtLimit && p.outcome == agent.OutcomeKilled {
-			// Its agent applied the time limit (agentlimits.go): ended as
-			// the master's own time-limit kill ends it.
-			err = ag.stoppedAtLimit(ctx, t, n.rec.Name)
-		}
-		if err == nil {
-			err = ag.partExited(ctx, t, n.rec.Name, p)
-		}
-		if err != nil {
+		if err := ag.exitedPart(ctx, t, n.rec.Name, p, r.StoppedAtLimit); err != nil {
 			t.limitEnd = limitEnd
 			// Nothing was stored: the part must still look running, so
 			// that the agent's resent report is applied, not ignored as
