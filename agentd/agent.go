@@ -191,6 +191,7 @@ type Agent struct {
 
 	orph   orphans     // what an earlier agent process left
 	fence  fenceState  // fence.go
+	limits limitState  // timelimit.go
 	disown disownState // disown.go
 }
 
@@ -205,7 +206,11 @@ type attempt struct {
 	fenced string
 	// stopped is the type of the last stop command it got (preempt,
 	// kill), so that the master's re-sends are logged once: "" for none.
+	// The time limits' backstop sets kill when it kills the attempt.
 	stopped string
+	// limited says why the time limits' backstop killed it
+	// (timelimit.go), for its exit report; "" when it did not.
+	limited string
 }
 
 // maxFinished bounds the memory of finished attempts kept to recognise
@@ -316,6 +321,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	defer cancelLoops()
 	loops.Go(func() { a.reportLoop(loopCtx) })
 	loops.Go(func() { a.fenceLoop(loopCtx) })
+	loops.Go(func() { a.limitLoop(loopCtx) })
 	if a.runner.FenceFile != "" {
 		loops.Go(func() { a.fenceFileLoop(loopCtx) })
 	}

@@ -139,6 +139,22 @@
 // gone without a word would hold it until its timeout, past the fence's
 // stop, where a master back sooner could have been heard.
 //
+// # Time limits
+//
+// Every reply of a master that knows them lists when the node's
+// attempts reach their jobs' time limits (api.TimeLimit), and
+// limitLoop (timelimit.go) kills, as the master's time-limit kill does
+// (SIGTERM, SIGKILL after the kill_grace of the attempt's start), an
+// attempt whose deadline passed limitSlack (5 s) ago that no stop of the
+// master's, nor the fence, has reached: a master whose store is
+// unavailable, or that is out of reach, cannot kill it at its limit. The
+// deadline is counted from the reply's arrival by the agent's clock
+// (the time left it says), and the latest reply's list holds. The exit
+// report says so (api.Report.StoppedAtLimit, sent only to a master that
+// sent time limits since the registration) and the master ends the task
+// as by its own time-limit kill. Without time limits in the replies (an
+// older master) nothing is stopped.
+//
 // # Disowned
 //
 // A 401 that says the node's credential was revoked

@@ -62,6 +62,10 @@ type fakeMaster struct {
 	// fence is what every reply says of the master's fence (api.Fence);
 	// nil is a master that does not fence.
 	fence *api.Fence
+	// limits are the deadlines of attempts' time limits that every reply
+	// says (api.TimeLimit), the time left counted at the reply; nil is a
+	// master older than them.
+	limits map[agent.TaskID]time.Time
 	// repliedAt is when the last successful reply went out: the agent's
 	// last contact is no earlier.
 	repliedAt time.Time
@@ -217,7 +221,16 @@ func (fm *fakeMaster) register(w http.ResponseWriter, r *http.Request) {
 	fm.broadcast()
 	fm.repliedAt = time.Now()
 	writeJSON(w, http.StatusOK, api.RegisterReply{SyncWaitS: fm.syncWaitS, Commands: cmds, NodePlacement: fm.placement,
-		PlacementGen: fm.placeGen, Fence: fm.fence})
+		PlacementGen: fm.placeGen, Fence: fm.fence, TimeLimits: fm.timeLimits()})
+}
+
+// timeLimits are the replies' time limits as of now; the caller holds mu.
+func (fm *fakeMaster) timeLimits() []api.TimeLimit {
+	var out []api.TimeLimit
+	for id, at := range fm.limits {
+		out = append(out, api.TimeLimit{Task: id, LimitS: 60, Deadline: at, LeftMS: time.Until(at).Milliseconds()})
+	}
+	return out
 }
 
 func (fm *fakeMaster) sync(w http.ResponseWriter, r *http.Request) {
@@ -326,7 +339,7 @@ func (fm *fakeMaster) sync(w http.ResponseWriter, r *http.Request) {
 	case req.PlacementGen >= gen:
 		moved = nil
 	}
-	fence := fm.fence
+	fence, limits := fm.fence, fm.timeLimits()
 	drop := fm.dropReplies > 0
 	if drop {
 		fm.dropReplies--
@@ -341,7 +354,7 @@ func (fm *fakeMaster) sync(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	reply := api.SyncReply{Acked: acked, Commands: cmds, Placement: moved, PlacementGen: gen, Fence: fence}
+	reply := api.SyncReply{Acked: acked, Commands: cmds, Placement: moved, PlacementGen: gen, Fence: fence, TimeLimits: limits}
 	if beats != nil {
 		_ = json.NewEncoder(w).Encode(reply) // the 200 is out
 		return

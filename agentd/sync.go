@@ -56,6 +56,7 @@ func (a *Agent) register(ctx context.Context) error {
 	a.waitS = max(reply.SyncWaitS, 0)
 	a.placement, a.placeGen = reply.NodePlacement, reply.PlacementGen
 	a.heardLocked(time.Now(), reply.Fence)
+	a.heardLimitsLocked(time.Now(), reply.TimeLimits, true)
 	a.broadcast()
 	a.mu.Unlock()
 	a.logRegistered(ctx, req, reply)
@@ -71,7 +72,7 @@ func (a *Agent) syncOnce(ctx context.Context, waitS int) (int, error) {
 	gen := a.gen
 	n := min(len(a.reports), maxReportsPerSync)
 	req := api.Sync{
-		Reports: append([]api.Report{}, a.reports[:n]...),
+		Reports: a.forMasterLocked(a.reports[:n]),
 		Running: a.snapshotRunning(),
 		WaitS:   waitS,
 		Leaving: a.leaving,
@@ -130,6 +131,7 @@ func (a *Agent) syncOnce(ctx context.Context, waitS int) (int, error) {
 	}
 	a.mu.Lock()
 	a.heardLocked(time.Now(), reply.Fence)
+	a.heardLimitsLocked(time.Now(), reply.TimeLimits, false)
 	a.mu.Unlock()
 	a.ack(reply.Acked)
 	a.placed(ctx, gen, reply)

@@ -48,6 +48,9 @@ type RegisterReply struct {
 	// to fall silent; nil from a master older than it, or whose
 	// configuration sets fence: false: the agent then fences nothing.
 	Fence *Fence `json:"fence,omitempty"`
+	// TimeLimits are the hard time limits of the node's attempts, as in
+	// SyncReply.
+	TimeLimits []TimeLimit `json:"time_limits,omitempty"`
 }
 
 // StoreOutageHeader marks a 503 the master answers while its store is
@@ -130,6 +133,36 @@ type Fence struct {
 	Held []agent.TaskID `json:"held,omitempty"`
 }
 
+// TimeLimit is when an attempt that runs on the node reaches its job's
+// hard time limit, for the agent's backstop (docs/reliability.md, "Time
+// limits"): the master kills the attempt at its limit itself, and the
+// agent kills it with the pool's kill_grace (TaskSpec.KillGraceS), as
+// the master's kill would, only where the master has not stopped it a
+// few seconds after it (its store was unavailable, or it was out of
+// reach). Every reply of a master that knows the field lists them, for
+// the attempts starting or running on the node whose job has a limit, so
+// that the deadline of an attempt a move or resize restarted (the
+// attempt it continues counts) or whose limit a job update changed
+// comes again with the next reply; an attempt left out has none (any
+// more). An older master sends none, and an older agent ignores them.
+type TimeLimit struct {
+	Task agent.TaskID `json:"task"`
+	// LimitS is the job's time limit in seconds, for the words of the
+	// agent's log and exit report.
+	LimitS int64 `json:"limit_s"`
+	// Deadline is when the attempt reaches the limit, by the master's
+	// clock: the first start of its attempt plus the limit (the start of
+	// the attempt a move or resize continued), or its own start where
+	// that came later (it is past its limit as it runs again).
+	Deadline time.Time `json:"deadline"`
+	// LeftMS is how long from the reply until Deadline, negative once it
+	// has passed: the agent counts from the reply's arrival by its own
+	// clock, so that a clock that differs from the master's moves
+	// nothing (the reply's way only makes the agent later, never
+	// earlier).
+	LeftMS int64 `json:"left_ms"`
+}
+
 // NodePlacement is where the master put a node: the registration reply says
 // it, and a sync reply again when a reload of the master's configuration
 // changed it.
@@ -173,6 +206,13 @@ type Report struct {
 	// acknowledgement and retries, and arrive before the attempt's exit.
 	Step    int64              `json:"step,omitempty"`
 	Metrics map[string]float64 `json:"metrics,omitempty"`
+	// StoppedAtLimit, for exited, says that the agent killed the attempt
+	// at its time limit (TimeLimit) because the master had not stopped
+	// it: the master ends it as its own time-limit kill would, and
+	// charges its usage up to At. Only an agent whose master sent time
+	// limits since it registered sets it (an older master would refuse
+	// the field as unknown).
+	StoppedAtLimit bool `json:"stopped_at_limit,omitempty"`
 }
 
 // Report events.
@@ -235,6 +275,10 @@ type SyncReply struct {
 	// Fence is as in RegisterReply, as of this reply; nil says that the
 	// master does not fence (any more: a reload may turn it off).
 	Fence *Fence `json:"fence,omitempty"`
+	// TimeLimits are the hard time limits of the attempts starting or
+	// running on the node, as of this reply (TimeLimit): the agent keeps
+	// the latest reply's; none from a master older than the field.
+	TimeLimits []TimeLimit `json:"time_limits,omitempty"`
 	// Status, when not 0, says that the sync failed after the master had
 	// sent the reply's headers (SyncHeartbeatHeader: the 200 went out
 	// when the hold began): it is the status the master would have

@@ -1,6 +1,7 @@
 package master
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -111,7 +112,7 @@ func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterR
 	ag.m.log.Info("agent registered", attrs...)
 	ag.m.kick()
 	return api.RegisterReply{SyncWaitS: int(ag.m.opt.SyncWait / time.Second), Commands: cmds,
-		NodePlacement: nodePlacement(ag.m.cfg, n), Fence: ag.fence(n)}, nil
+		NodePlacement: nodePlacement(ag.m.cfg, n), Fence: ag.fence(n), TimeLimits: ag.timeLimitsFor(n)}, nil
 }
 
 // ruledLabels are node n's labels as the scheduler matches them when its
@@ -317,11 +318,12 @@ func (ag *agents) report(ctx context.Context, n *mnode, r api.Report) error {
 	case api.EventMetrics:
 		return ag.recordMetric(ctx, t, r)
 	case api.EventExited:
-		before := *p
+		before, limitEnd := *p, t.limitEnd
 		p.state, p.outcome, p.exitCode, p.err = partExited, agent.Outcome(r.Outcome), r.ExitCode, r.Error
 		p.exitedAt = partExit(t.att, r.At, ag.m.now())
 		p.noStart = before.state == partStarting && p.outcome == agent.OutcomeFailed
-		if err := ag.partExited(ctx, t, n.rec.Name, p); err != nil {
+		if err := ag.exitedPart(ctx, t, n.rec.Name, p, r.StoppedAtLimit); err != nil {
+			t.limitEnd = limitEnd
 			// Nothing was stored: the part must still look running, so
 			// that the agent's resent report is applied, not ignored as
 			// a duplicate (which would hold the task and its GPUs).
@@ -483,7 +485,7 @@ func (ag *agents) finishTransitions(t *mtask, e lifecycle.Ending, v lifecycle.Ve
 			ExitedAt: exitOf(t.att, now)}}
 	switch {
 	case e.Killing && v.Attempt != lifecycle.AttemptCompleted: // not a stop it outran
-		tr.Reason, tr.Cause = t.rec.Reason, t.endCause
+		tr.Reason, tr.Cause = cmp.Or(t.limitEnd, t.rec.Reason), t.endCause
 	case e.Kind == lifecycle.EndCompleted:
 		tr.Reason = "completed"
 		ag.m.planner.runs.note(tr.At.Sub(t.att.started), t.job.rec.TimeLimit)

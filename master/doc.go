@@ -54,7 +54,9 @@
 //     notes the pending reasons and the pass's time; its own are also
 //     the forecasts, preemption budgets and time limits (timeLimits,
 //     timelimits.go: killed at the earliest deadline by the loop's
-//     timer, and checked on the tick). Settle carries
+//     timer, and checked on the tick; every agent reply lists the
+//     node's deadlines, and an agent's kill at one ends its task as
+//     the master's own: agentlimits.go). Settle carries
 //     no reservations on an idle tick's first pass; what the passes
 //     leave (grew, reservations) is stored once they have settled.
 //   - agents speaks the agent protocol: registration, syncs, the reports

@@ -76,6 +76,9 @@ type storeHealth struct {
 	// store is back (recordOutage).
 	outFrom time.Time
 	outage  *store.StoreOutage
+	// last is the last outage that ended, kept for the reasons of the
+	// time limits applied late for it (lastOutageSpanning).
+	last store.StoreOutage
 	// outageLost is the audit entries that outage could not take, which
 	// the audit log's entry for it counts.
 	outageLost int
@@ -167,6 +170,7 @@ func (h *storeHealth) record(err error) {
 			"down_for", now.Sub(h.since).Round(time.Millisecond), "refused", h.refused, "audit_entries_lost", h.auditLost)
 		h.down, h.since, h.err, h.recovered = false, now, nil, true
 		h.outage = &store.StoreOutage{From: h.outFrom, Until: h.clock.Now(), Refused: h.refused}
+		h.last = *h.outage
 		h.outageLost = h.auditLost
 		h.refused, h.auditLost = 0, 0
 		h.up.Set(1)
@@ -209,6 +213,24 @@ func (h *storeHealth) countAuditLost(ctx context.Context, err error) bool {
 	}
 	h.auditLost++
 	return true
+}
+
+// lastOutageSpanning is the last outage, where it explains why nothing
+// the master had to do at at was done then: it ended after at, and began
+// no later than a probe's interval after it (the master learns of an
+// outage by a write that fails, or the next probe, up to probeEvery
+// later; a kill due meanwhile failed with the store). An outage the
+// master has not seen end yet (a sync's writes may succeed before the
+// next probe says the store is back) counts as ending now.
+func (h *storeHealth) lastOutageSpanning(at time.Time) (store.StoreOutage, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := h.last
+	if h.down {
+		out = store.StoreOutage{From: h.outFrom, Until: h.clock.Now()}
+	}
+	ok := !out.Until.IsZero() && out.Until.After(at) && !out.From.After(at.Add(probeEvery))
+	return out, ok
 }
 
 // isDown reports whether the store is known to be failing.

@@ -224,7 +224,7 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 	m.cfgNow.Store(opt.Config)
 	m.pub.m, m.batches.m = m, m
 	m.planner = &planner{m: m, preempted: newPreemptBudget()}
-	m.planner.limits.m = m
+	m.planner.limits.m, m.planner.limits.began = m, m.now()
 	m.access = &access{server: server{m}}
 	m.agents = &agents{server: server{m}, strays: strayBook{server: server{m}}, late: lateExits{server{m}}}
 	m.metric = newMetrics(m)

@@ -78,6 +78,11 @@ type mtask struct {
 	// limited marks a task its time limit killed, for its job's reason
 	// (settleJob); false for one that ended before a restart.
 	limited bool
+	// limitEnd, for a task killing for its time limit, is the reason its
+	// end takes instead of the kill's: an agent reported that it had
+	// applied the limit itself, before the master's late kill
+	// (stoppedAtLimit). "" otherwise.
+	limitEnd string
 	// next is where a preempting task that a plan moved or resized
 	// restarts as soon as its attempt ends (store.Task.Reserved); its
 	// GPUs are held for it from the plan on. nextAt is when it was
@@ -351,7 +356,7 @@ func (m *Master) setTask(t *mtask, rec store.Task) {
 	}
 	if rec.State != store.TaskKilling {
 		t.limited = rec.State == store.TaskKilled && old == store.TaskKilling && t.endCause == store.CauseTimeLimit
-		t.endTo, t.endCause = "", ""
+		t.endTo, t.endCause, t.limitEnd = "", "", ""
 	}
 }
 

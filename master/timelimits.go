@@ -32,6 +32,9 @@ type timeLimits struct {
 	// task still runs is one whose kill could not be stored (or the store
 	// is down), which the timer tries again a tick later, not at once.
 	checked time.Time
+	// began is when the master started: a limit that fell before it was
+	// applied late, which its reason says (lateNote).
+	began time.Time
 }
 
 // deadline is when task t's time limit kills it: the first start of its
@@ -40,15 +43,10 @@ type timeLimits struct {
 // as the simulator's Task.Due ends it); false for a task not running or
 // starting, or a job with no limit.
 func deadline(t *mtask) (time.Time, bool) {
-	limit := t.job.rec.TimeLimit
-	if limit <= 0 || t.att == nil || t.rec.State != store.TaskRunning && t.rec.State != store.TaskStarting {
+	if t.rec.State != store.TaskRunning && t.rec.State != store.TaskStarting {
 		return time.Time{}, false
 	}
-	at := t.att.first().Add(limit)
-	if t.att.started.After(at) {
-		at = t.att.started
-	}
-	return at, true
+	return deadlineOf(t)
 }
 
 // next is when the loop's timer checks the limits next: the earliest
@@ -147,7 +145,8 @@ func (tl *timeLimits) checkTimeLimits(ctx context.Context) {
 // logged and skipped; any other error fails the batch. Callers hold mu.
 func (tl *timeLimits) killOverLimit(ctx context.Context, over []*mtask) error {
 	for _, t := range over {
-		reason := fmt.Sprintf("time limit of %s reached", shortLimit(t.job.rec.TimeLimit))
+		at, _ := deadline(t)
+		reason := limitReason(t) + tl.lateNote(at, tl.m.now())
 		err := tl.m.killTask(ctx, t, store.TaskKilled, reason, store.CauseTimeLimit)
 		if batchFatal(err) {
 			return fmt.Errorf("kill task %s past its time limit: %w", t.id(), err)

@@ -1,0 +1,205 @@
+package agentd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
+	jobspec "github.com/allot-sched/allot/spec"
+)
+
+// The time limits' backstop. The master kills an attempt at its job's
+// hard time limit itself; but a master whose store is unavailable
+// changes nothing, and one out of reach sends nothing, so that a limit
+// falling then was applied only once it was back, the job running (and
+// charged) past its limit for the outage's length (trial r R14). Every
+// reply of the master says when the node's attempts reach their limits
+// (api.TimeLimit), and the agent kills, as the master's time-limit kill
+// would (SIGTERM, then SIGKILL after the pool's kill_grace), an attempt
+// whose limit passed limitSlack ago while the master has not stopped it.
+// The slack leaves the master's own kill, which its timer sends at the
+// deadline, time to arrive first: in normal operation the master acts,
+// and what it decides does not change. The exit report says that the
+// agent stopped it at its limit (api.Report.StoppedAtLimit), and the
+// master ends it as its own time-limit kill does. Without time limits
+// in the replies (an older master) nothing is stopped.
+
+// limitSlack is how long after an attempt's deadline the agent waits
+// for the master's kill before it kills the attempt itself; a variable
+// for tests.
+var limitSlack = 5 * time.Second
+
+// limitState is the attempts' time limits as the master last told them.
+// Guarded by Agent.mu.
+type limitState struct {
+	due map[agent.TaskID]limitDue
+	// at is when the reply they came with arrived: an older reply's,
+	// handled after a newer one's, changes nothing.
+	at time.Time
+	// heard says that a reply since the last registration listed time
+	// limits: that master knows api.Report.StoppedAtLimit, which an
+	// older one would refuse as an unknown field.
+	heard bool
+}
+
+// limitDue is one attempt's time limit as the agent counts it.
+type limitDue struct {
+	// at is when it reaches its limit by the agent's clock: the reply's
+	// arrival plus the time it had left.
+	at time.Time
+	// limit and deadline are the job's time limit and the deadline by
+	// the master's clock, for the words of the log and exit report.
+	limit    time.Duration
+	deadline time.Time
+}
+
+// heardLimitsLocked records the time limits of a reply that arrived at
+// at; registration says it is a registration's, which starts heard over
+// (the agent may have registered with another master process, perhaps
+// an older one). The caller holds mu.
+func (a *Agent) heardLimitsLocked(at time.Time, ls []api.TimeLimit, registration bool) {
+	s := &a.limits
+	if registration {
+		s.heard = false
+	} else if !at.After(s.at) {
+		return
+	}
+	s.at = at
+	s.heard = s.heard || len(ls) > 0
+	s.due = make(map[agent.TaskID]limitDue, len(ls))
+	for _, l := range ls {
+		s.due[l.Task] = limitDue{at: at.Add(time.Duration(l.LeftMS) * time.Millisecond),
+			limit: time.Duration(max(l.LimitS, 0)) * time.Second, deadline: l.Deadline}
+	}
+	a.broadcast()
+}
+
+// limited is an attempt the backstop stops now.
+type limited struct {
+	att   *attempt
+	grace time.Duration
+}
+
+// dueAt marks and returns the attempts whose limit passed limitSlack
+// before now and whom nothing else stops: no command of the master's
+// (it stopped them itself), nor the fence, nor the agent's own stop;
+// and when the next one is due (zero for none). The caller holds mu.
+func (s *limitState) dueAt(now time.Time, tasks map[agent.TaskID]*attempt, stopping bool) (due []limited, next time.Time) {
+	if stopping {
+		return nil, time.Time{}
+	}
+	for id, att := range tasks {
+		d, ok := s.due[id]
+		if !ok || att.exited || att.fenced != "" || att.stopped != "" || att.limited != "" {
+			continue
+		}
+		if fire := d.at.Add(limitSlack); now.Before(fire) {
+			if next.IsZero() || fire.Before(next) {
+				next = fire
+			}
+			continue
+		}
+		att.limited = fmt.Sprintf("stopped by the agent at its time limit of %s (reached at %s by the master's clock): the master had not stopped it %s later",
+			jobspec.Span(d.limit), d.deadline.UTC().Format("15:04:05 UTC"), limitSlack)
+		att.stopped = api.CommandKill // the master's kill, should it come, is a repeat
+		due = append(due, limited{att: att, grace: killGrace(att.spec)})
+	}
+	return due, next
+}
+
+// killGrace is the pool's kill_grace that the master sent with the
+// attempt's start; none, from a master that sent none, kills at once.
+func killGrace(spec agent.TaskSpec) time.Duration {
+	if spec.KillGraceS == nil {
+		return 0
+	}
+	return time.Duration(max(*spec.KillGraceS, 0)) * time.Second
+}
+
+// limitLoop kills the attempts past their time limits that the master
+// has not stopped (limitState.dueAt), until ctx is done.
+func (a *Agent) limitLoop(ctx context.Context) {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		a.mu.Lock()
+		due, next := a.limits.dueAt(time.Now(), a.tasks, a.leaving || a.closing)
+		ch := a.changed
+		a.mu.Unlock()
+		for _, d := range due {
+			a.limitStop(d)
+		}
+		timer.Reset(time.Hour)
+		if !next.IsZero() {
+			timer.Reset(time.Until(next))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-ch:
+		case <-timer.C:
+		}
+	}
+}
+
+// limitStop kills one attempt as the master's time-limit kill does: its
+// process group gets SIGTERM, and SIGKILL once the kill_grace is over.
+func (a *Agent) limitStop(d limited) {
+	id := d.att.spec.ID()
+	err := d.att.task.Kill(d.grace)
+	a.mu.Lock()
+	note := d.att.limited
+	if errors.Is(err, agent.ErrTaskDone) {
+		// It ended by itself meanwhile: its report says how.
+		d.att.limited = ""
+	}
+	a.mu.Unlock()
+	switch {
+	case errors.Is(err, agent.ErrTaskDone):
+	case err != nil:
+		a.log.Warn("time limit: kill incomplete", "task", id.String(), "err", err)
+	default:
+		a.log.Warn("time limit: killing the attempt, as the master has not", "task", id.String(), "kill_grace", d.grace, "why", note)
+	}
+}
+
+// limitReportLocked marks the exit report of an attempt the backstop
+// stopped, which ended killed: its Error says so, and StoppedAtLimit
+// where the master knows the field. The caller holds mu.
+func (a *Agent) limitReportLocked(att *attempt, rep *api.Report) {
+	if att.limited == "" || rep.Outcome != string(agent.OutcomeKilled) {
+		return
+	}
+	rep.Error = joinNotes(att.limited, rep.Error)
+	rep.StoppedAtLimit = true
+}
+
+// forMasterLocked is the reports as the master the agent registered with
+// takes them: StoppedAtLimit only where it sent time limits since (an
+// older master refuses the field as unknown; its words stay in Error).
+// The caller holds mu.
+func (a *Agent) forMasterLocked(reps []api.Report) []api.Report {
+	out := append([]api.Report{}, reps...)
+	if a.limits.heard {
+		return out
+	}
+	for i := range out {
+		out[i].StoppedAtLimit = false
+	}
+	return out
+}
+
+// joinNotes joins two notes of a report's Error, either of which may be
+// empty.
+func joinNotes(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
+}
