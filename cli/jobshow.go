@@ -125,10 +125,12 @@ func printTasks(w io.Writer, tasks []api.Task) error {
 }
 
 // heardLate is how much later than the attempt's exit the master may
-// hear of it before ENDED says when it exited: more than a few syncs,
-// so only an outage (of the master, its store or the node's network)
-// shows it.
-const heardLate = 30 * time.Second
+// hear of it before ENDED says when it exited: more than a few of the
+// agents' polls (a second apart), so that a report delayed by an outage
+// (of the master, its store or the node's network) shows, even a short
+// one, such as a master's restart (trial 2026-11-29a A1: 29 s, which a
+// threshold of 30 s hid, while the job's Ended line gave the exit).
+const heardLate = 5 * time.Second
 
 // endedText is an attempt's ENDED: when the master ended it, and when its
 // processes exited if that was materially earlier ("(exited 04:30:20)"),

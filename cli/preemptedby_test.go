@@ -139,6 +139,7 @@ func TestJobShowExitedEarlier(t *testing.T) {
 	}{
 		{"heard after an outage", at(-97 * time.Second), "(exited 04:30:20)"},
 		{"heard the day after", at(-5 * time.Hour), "(exited 2026-11-27 23:31:57)"},
+		{"heard after a master's restart", at(-29 * time.Second), "(exited 04:31:28)"},
 		{"heard at the next sync", at(-2 * time.Second), ""},
 		{"no exit time", nil, ""},
 	} {

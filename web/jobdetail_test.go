@@ -459,7 +459,7 @@ func TestJobDetailResizedAttempt(t *testing.T) {
 }
 
 // TestJobDetailShowsExitedEarlier: an attempt the master heard of more
-// than 30 s after its processes exited (an outage) shows when they
+// than 5 s after its processes exited (an outage) shows when they
 // exited under Ended, as allot job show does; one heard of at once does not.
 func TestJobDetailShowsExitedEarlier(t *testing.T) {
 	f := newFixture()

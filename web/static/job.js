@@ -406,11 +406,11 @@ function taskBody(task) {
 }
 
 // exitedEarlier notes when an attempt's processes exited, if the master
-// heard of it more than 30 s later (an outage): usage is charged to the
+// heard of it more than 5 s later (an outage, a restart): usage is charged to the
 // exit, as allot job show's ENDED says.
 function exitedEarlier(a) {
   if (!a.ended_at || !a.exited_at) return null;
-  if (Date.parse(a.ended_at) - Date.parse(a.exited_at) <= 30000) return null;
+  if (Date.parse(a.ended_at) - Date.parse(a.exited_at) <= 5000) return null;
   return h('div', {class: 'muted small exited'}, 'exited ', when(a.exited_at));
 }
 
