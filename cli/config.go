@@ -103,8 +103,10 @@ func runConfigCheck(out, errOut io.Writer, path string) error {
 	if err != nil {
 		return err
 	}
-	if w := master.AgentTimeoutWarning(path, c, master.DefaultSyncWait); w != "" {
-		_, err = fmt.Fprintln(errOut, "warning: "+w)
+	for _, w := range master.FenceWarnings(path, c, master.DefaultSyncWait) {
+		if _, err := fmt.Fprintln(errOut, "warning: "+w); err != nil {
+			return err
+		}
 	}
-	return err
+	return nil
 }

@@ -110,8 +110,9 @@ type License = spec.License
 type Pool struct {
 	spec.Pool
 	// Grace is how long a preempted task has to checkpoint before it is
-	// killed.
-	Grace time.Duration
+	// killed; GraceLine the line of its file that set it (0: the default).
+	Grace     time.Duration
+	GraceLine int
 	// OnPreempt and MaxRetries are the pool's default exit actions, which
 	// its jobs take unless their files say otherwise, as a scenario
 	// pool's (spec.ExitActionFields): spec.OnPreemptReschedule or

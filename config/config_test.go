@@ -58,11 +58,11 @@ func TestParseFilledDefaults(t *testing.T) {
 		{"fifo", "{name: default, policy: fifo}", Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyFIFO, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, KillGrace: DefaultKillGrace, Line: 1}, Grace: DefaultGrace, OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap}},
 		{"backfill gets easy", "{name: default, policy: backfill}", Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyBackfill, Reservations: sched.ReserveEASY, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, KillGrace: DefaultKillGrace, Line: 1}, Grace: DefaultGrace, OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap}},
 		{"conservative", "{name: default, policy: backfill, reservations: conservative, placement: spread}", Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyBackfill, Reservations: sched.ReserveConservative, Placement: sched.PlaceSpread, ZeroSlotLimit: 100, KillGrace: DefaultKillGrace, Line: 1}, Grace: DefaultGrace, OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap}},
-		{"quota preempts", "{name: default, policy: quota, grace: 90}", Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyQuota, Preemption: true, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, KillGrace: DefaultKillGrace, Line: 1}, Grace: 90 * time.Second, OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap}},
+		{"quota preempts", "{name: default, policy: quota, grace: 90}", Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyQuota, Preemption: true, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, KillGrace: DefaultKillGrace, Line: 1}, Grace: 90 * time.Second, GraceLine: 1, OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap}},
 		{"quota with preemption true", "{name: default, policy: quota, preemption: true}", Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyQuota, Preemption: true, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, KillGrace: DefaultKillGrace, Line: 1}, Grace: DefaultGrace, OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap}},
 		{"priority with backfill takes grace", "{name: default, policy: priority, backfill: true, grace: 0, zero_slot_limit: 0, kill_grace: 0}",
 			Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyPriority, Backfill: true, Placement: sched.PlaceBinpack, Line: 1},
-				OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap}},
+				GraceLine: 1, OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap}},
 		{"kill grace", "{name: default, policy: fifo, kill_grace: 2m}", Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyFIFO, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, KillGrace: 2 * time.Minute, Line: 1}, Grace: DefaultGrace, OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap}},
 		{"kill grace in seconds", "{name: default, policy: fifo, kill_grace: 5}", Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyFIFO, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, KillGrace: 5 * time.Second, Line: 1}, Grace: DefaultGrace, OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap}},
 		{"exit actions", "{name: default, policy: priority, preemption: true, on_preempt: fail, max_retries: 2}",
@@ -71,7 +71,7 @@ func TestParseFilledDefaults(t *testing.T) {
 		{"max_retries 0", "{name: default, policy: quota, max_retries: 0}",
 			Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyQuota, Preemption: true, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, KillGrace: DefaultKillGrace, Line: 1},
 				Grace: DefaultGrace, OnPreempt: spec.OnPreemptReschedule, MaxRetries: 0}},
-		{"fair share", "{name: default, policy: fair_share, preemption: true, grace: 1h}", Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyFairShare, Preemption: true, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, KillGrace: DefaultKillGrace, Line: 1}, Grace: time.Hour, OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap}},
+		{"fair share", "{name: default, policy: fair_share, preemption: true, grace: 1h}", Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyFairShare, Preemption: true, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, KillGrace: DefaultKillGrace, Line: 1}, Grace: time.Hour, GraceLine: 1, OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -203,7 +203,7 @@ func (p *parser) pool(raw *yaml.Node, i int) Pool {
 	p.PoolOptions(f, &pl.Pool)
 	var grace int64
 	if yamlfield.Field(f, "grace", &grace, yamlfield.Duration) {
-		pl.Grace = time.Duration(grace) * time.Second
+		pl.Grace, pl.GraceLine = time.Duration(grace)*time.Second, f.KeyLine("grace")
 	}
 	if onSet, maxSet := spec.ExitActionFields(f, &pl.OnPreempt, &pl.MaxRetries); onSet || maxSet {
 		defer func() { p.exitActions = append(p.exitActions, poolFields{f: f, pl: pl.Pool}) }()

@@ -78,3 +78,43 @@ func TestAgentTimeoutWarningSyncWait(t *testing.T) {
 		})
 	}
 }
+
+// TestFenceGraceWarnings: a pool whose file sets a grace longer than the
+// agents' fence can give a task it stops when the master is silent is
+// named, with its line, the grace the fence gives and the least
+// agent_timeout that gives the full grace (trial 2026-11-29a A5); a
+// grace that fits, a default grace, or fence: false warn of nothing.
+func TestFenceGraceWarnings(t *testing.T) {
+	for _, tc := range []struct {
+		name, file string
+		want       []string
+	}{
+		{"a 20s grace under the default timeout", "pools:\n  - {name: train, policy: priority, preemption: true, grace: 20s}\n",
+			[]string{"c.yaml:3: pool train: grace 20s, but a preemptible task that the agents' fence stops (after 21s without a reply " +
+				"from the master) gets only 6s to checkpoint before agent_timeout (30s); an agent_timeout of at least 46s gives it the full grace"}},
+		{"a grace that fits", "agent_timeout: 46s\npools:\n  - {name: train, policy: priority, preemption: true, grace: 20s}\n", nil},
+		{"the default grace", "pools:\n  - {name: train, policy: priority, preemption: true}\n", nil},
+		{"fence off", "fence: false\npools:\n  - {name: train, policy: priority, preemption: true, grace: 20s}\n", nil},
+		{"only the pool that sets it", "pools:\n  - {name: a, policy: fifo}\n  - {name: b, policy: fifo, grace: 2m}\n",
+			[]string{"c.yaml:4: pool b: grace 2m0s, but"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := FenceGraceWarnings("c.yaml", mustConfig(t, "default_pool: "+poolOf(tc.file)+"\n"+tc.file), DefaultSyncWait)
+			if len(got) != len(tc.want) {
+				t.Fatalf("warnings %q, want %d", got, len(tc.want))
+			}
+			for i, w := range tc.want {
+				if !strings.HasPrefix(got[i], w) {
+					t.Errorf("warning %q, want it to begin %q", got[i], w)
+				}
+			}
+		})
+	}
+}
+
+// poolOf is the first pool named in file.
+func poolOf(file string) string {
+	_, rest, _ := strings.Cut(file, "{name: ")
+	name, _, _ := strings.Cut(rest, ",")
+	return name
+}

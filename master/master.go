@@ -240,9 +240,7 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 	}
 	warnings := append(orphanWarnings(m.jobs, m.cfg), m.disallowedQOSWarnings(m.cfg)...)
 	warnings = append(warnings, m.neverRunsWarnings(m.cfg)...)
-	if w := AgentTimeoutWarning(opt.ConfigPath, m.cfg, opt.SyncWait); w != "" {
-		warnings = append(warnings, w)
-	}
+	warnings = append(warnings, FenceWarnings(opt.ConfigPath, m.cfg, opt.SyncWait)...)
 	for _, w := range warnings {
 		m.log.Warn("configuration: " + w)
 	}

@@ -179,9 +179,7 @@ func (rl reloader) reload(ctx context.Context) ([]string, error) {
 		"pool_changes", strings.Join(changes, "; "))
 	warnings := append(rl.emptyPoolWarnings(), m.disallowedQOSWarnings(cfg)...)
 	warnings = append(warnings, m.neverRunsWarnings(cfg)...)
-	if w := AgentTimeoutWarning(m.opt.ConfigPath, cfg, m.opt.SyncWait); w != "" {
-		warnings = append(warnings, w)
-	}
+	warnings = append(warnings, FenceWarnings(m.opt.ConfigPath, cfg, m.opt.SyncWait)...)
 	for _, w := range warnings {
 		m.log.Warn("configuration reloaded: " + w)
 	}
