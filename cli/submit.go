@@ -14,7 +14,7 @@ import (
 // submitFlags are allot submit's flags.
 type submitFlags struct {
 	allow, dry, hold bool
-	out        outputFlag
+	out              outputFlag
 	// pool, project, name and qos override the job file's (sbatch's -p,
 	// -A, -J and -q), so that one file serves several of each.
 	pool, project, name, qos string
