@@ -41,3 +41,22 @@ func CanHold(active int) error {
 	}
 	return nil
 }
+
+// hold applies EventHold or EventRelease to job e.Job (Observe): a hold
+// of a job on hold, a release of one not, a hold of one with a task
+// holding slots (CanHold) and any change of an ended job are not
+// applied.
+func (c *Cluster) hold(e Event) Outcome {
+	if e.Job < 0 || int(e.Job) >= len(c.Jobs) || c.Jobs[e.Job].State.Terminal() {
+		return Outcome{Job: -1}
+	}
+	j := &c.Jobs[e.Job]
+	on := e.Kind == EventHold
+	if j.OnHold == on || on && CanHold(j.Running) != nil {
+		return Outcome{Job: -1}
+	}
+	j.OnHold = on
+	c.waiting(e.Job)
+	c.step.wake()
+	return Outcome{Applied: true, Job: e.Job}
+}
