@@ -432,8 +432,8 @@ const (
 	EventNodeReshape EventKind = "node_reshape"
 )
 
-var eventKinds = []EventKind{EventKill, EventHold, EventRelease, EventSetPriority, EventSetWeight, EventSetTimeLimit, EventSetQOS, EventSetNice, EventNodeDown, EventNodeUp, EventDrain, EventResume,
-	EventNodeDelete, EventNodeReshape}
+var eventKinds = []EventKind{EventKill, EventSetPriority, EventSetWeight, EventSetTimeLimit, EventSetQOS, EventSetNice, EventNodeDown, EventNodeUp, EventDrain, EventResume,
+	EventNodeDelete, EventNodeReshape, EventHold, EventRelease}
 
 // OfNode reports an event that names a node rather than a job.
 func (k EventKind) OfNode() bool {
