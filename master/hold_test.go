@@ -79,13 +79,13 @@ func TestHoldRelease(t *testing.T) {
 	if st := h.taskState(id, 0); st != store.TaskStarting && st != store.TaskRunning {
 		t.Fatalf("released job's task: %s (%+v), want started", st, h.job(id).Pending)
 	}
-	events, err := h.st.Events(h.ctx, store.EventFilter{JobID: id})
-	if err != nil {
-		t.Fatal(err)
+	var evs api.JobEvents
+	if code := h.doAs(ana, "GET", path+"/events", nil, &evs); code != http.StatusOK {
+		t.Fatalf("GET events: %d", code)
 	}
 	var reasons []string
-	for _, e := range events {
-		if e.Change != nil && e.Change.ToHeld != nil {
+	for _, e := range evs.Events {
+		if e.Task == nil && e.From == e.To {
 			reasons = append(reasons, e.Reason)
 		}
 	}
