@@ -42,6 +42,15 @@ func holdCases() []replayCase {
 			{name: "s", slots: 2, submit: 2, run: 300, extra: `, "time_limit": 400`},
 			{name: "t", slots: 4, submit: 20, run: 50, extra: `, "time_limit": 60`},
 		}},
+		// fifo-hold-release again, the master restarting at 30 and 60
+		// while h and c are held: the holds are read back from the store.
+		{name: "fifo-hold-restart", config: fifo, nodes: replayNodes, restarts: []float64{30, 60}, jobs: []rjob{
+			{name: "h", slots: 4, submit: 0, run: 100, held: true, changes: []rchange{{at: 50, release: true}}},
+			{name: "a", slots: 4, submit: 1, run: 100},
+			{name: "b", slots: 2, submit: 2, run: 30, changes: []rchange{{at: 10, hold: true}}},
+			{name: "c", slots: 2, submit: 3, run: 40, changes: []rchange{{at: 20, hold: true}, {at: 80, release: true}}},
+			{name: "d", slots: 2, submit: 4, run: 20},
+		}},
 	}
 }
 
