@@ -29,14 +29,21 @@ const JobStateMoving = "moving"
 // filter takes it.
 const JobStatePreempting = "preempting"
 
-// ShownState is the state to show a user: killing while the job is
-// Ending, resizing while a task of it is being resized, moving while one
+// JobStateHeld is the state a client shows for a queued job that is
+// held (Job.Held): no pass considers it until it is released. It stays
+// queued in the store, and no filter takes it.
+const JobStateHeld = "held"
+
+// ShownState is the state to show a user: held while a queued job is
+// held, killing while the job is Ending, resizing while a task of it is being resized, moving while one
 // is being moved, preempting while one is being preempted, else its
 // State.
 func (j Job) ShownState() string {
 	switch {
 	case j.Ending:
 		return JobStateKilling
+	case j.Held != nil && j.State == "queued":
+		return JobStateHeld
 	case j.State != "running":
 		return j.State
 	case j.Resizing != nil:

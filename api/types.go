@@ -94,8 +94,10 @@ type Job struct {
 	// for queued jobs with waiting tasks; 0 otherwise.
 	Position int `json:"position,omitempty"`
 	// Pending explains why a queued job is not running, from the last
-	// scheduling pass.
+	// scheduling pass; for a held job (Held), reason "held".
 	Pending *Pending `json:"pending,omitempty"`
+	// Held, for a held job, says who held it and when; nil otherwise.
+	Held *Held `json:"held,omitempty"`
 	// MultifactorPriority is, for a running job of a multifactor pool,
 	// the multi-factor priority it had in the last pass that found it
 	// waiting: the one it started with, which it keeps, as Slurm keeps a

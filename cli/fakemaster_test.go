@@ -102,6 +102,10 @@ func newFakeMaster(t *testing.T) *fakeMaster {
 		return api.KillReply{Job: *j}, 200
 	}))
 	mux.HandleFunc("POST /api/v1/jobs/kill", f.killJobs)
+	mux.HandleFunc("POST /api/v1/jobs/{id}/hold", f.withJob(f.holdOne(true))) // jobhold_test.go
+	mux.HandleFunc("POST /api/v1/jobs/{id}/release", f.withJob(f.holdOne(false)))
+	mux.HandleFunc("POST /api/v1/jobs/hold", f.holdJobs(true))
+	mux.HandleFunc("POST /api/v1/jobs/release", f.holdJobs(false))
 	mux.HandleFunc("POST /api/v1/tokens", func(w http.ResponseWriter, r *http.Request) {
 		var nt api.NewToken
 		if err := json.NewDecoder(r.Body).Decode(&nt); err != nil {

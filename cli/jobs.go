@@ -317,14 +317,14 @@ func newJobCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "job [ID]",
 		Short: "List jobs; show, change, kill and read the logs and events of one job",
-		Long: `List jobs; show, change, kill and read the logs and events of one job.
+		Long: `List jobs; show, change, hold, release, kill and read the logs and events of one job.
 allot job ID is allot job show ID, with the same -o.`,
 		Example:                    "  allot job 12\n  allot job 12 -o yaml",
 		ValidArgsFunction:          completeJobArg,
 		SuggestionsMinimumDistance: 2,
 	}
 	showsID(cmd, show)
-	cmd.AddCommand(listAlias(newJobsCmd(), "jobs"), newJobKillCmd(), newJobLogsCmd(), newJobSetPriorityCmd(), newJobSetWeightCmd(), newJobUpdateCmd(),
+	cmd.AddCommand(listAlias(newJobsCmd(), "jobs"), newJobKillCmd(), newJobHoldCmd(), newJobReleaseCmd(), newJobLogsCmd(), newJobSetPriorityCmd(), newJobSetWeightCmd(), newJobUpdateCmd(),
 		newJobEventsCmd())
 	return cmd
 }

@@ -13,8 +13,8 @@ import (
 
 // submitFlags are allot submit's flags.
 type submitFlags struct {
-	allow, dry bool
-	out        outputFlag
+	allow, dry, hold bool
+	out              outputFlag
 	// pool, project, name and qos override the job file's (sbatch's -p,
 	// -A, -J and -q), so that one file serves several of each.
 	pool, project, name, qos string
@@ -88,6 +88,7 @@ max_slots.`,
 		Example: `  allot submit train.yaml
   id=$(allot submit sweep.yaml) && allot job logs "$id" -f
   allot submit --allow-infeasible big.yaml   # waits for nodes yet to join
+  allot submit --hold train.yaml             # held until allot job release ID
   allot submit --dry-run train.yaml          # would it start, and when?
   allot submit -p batch -A nlp train.yaml    # another pool and project than the file's
   allot submit -q high --dry-run train.yaml  # would it start sooner at QOS high?
@@ -102,6 +103,8 @@ max_slots.`,
 	}
 	cmd.Flags().BoolVar(&f.allow, "allow-infeasible", false,
 		"queue the job even if no node registered now could ever run it")
+	cmd.Flags().BoolVarP(&f.hold, "hold", "H", false,
+		"submit the job held: it keeps its place by age but does not start until allot job release ID (sbatch -H)")
 	cmd.Flags().BoolVar(&f.dry, "dry-run", false,
 		"judge the job as a submission and say when it would start, without submitting it")
 	cmd.Flags().BoolVar(&f.dry, "test-only", false, "the same as --dry-run (Slurm's sbatch --test-only)")
@@ -156,7 +159,7 @@ func runSubmit(cmd *cobra.Command, path string, f *submitFlags) error {
 	}
 	ctx, cancel := requestContext(cmd)
 	defer cancel()
-	opt := client.SubmitOptions{AllowInfeasible: f.allow}
+	opt := client.SubmitOptions{AllowInfeasible: f.allow, Hold: f.hold}
 	w := cmd.OutOrStdout()
 	if f.dry {
 		d, err := c.DryRun(ctx, spec, opt)

@@ -25,6 +25,9 @@ type SubmitOptions struct {
 	// AllowInfeasible queues a job that no node registered now could
 	// ever run, instead of having it refused (422).
 	AllowInfeasible bool
+	// Hold submits the job held (sbatch -H): it waits for a release
+	// (Release) before any pass considers it.
+	Hold bool
 }
 
 // SubmitWith is Submit with options.
@@ -33,9 +36,15 @@ func (c *Client) SubmitWith(ctx context.Context, spec json.RawMessage, opt Submi
 	if !json.Valid(spec) {
 		return r, errors.New("submit: the job spec is not valid JSON")
 	}
-	var q url.Values
+	q := url.Values{}
 	if opt.AllowInfeasible {
-		q = url.Values{"allow_infeasible": {"true"}}
+		q.Set("allow_infeasible", "true")
+	}
+	if opt.Hold {
+		q.Set("hold", "true")
+	}
+	if len(q) == 0 {
+		q = nil
 	}
 	err := c.tr.do(ctx, http.MethodPost, "/jobs", q, spec, &r)
 	return r, err
@@ -160,6 +169,35 @@ func (c *Client) Kill(ctx context.Context, id int64) (api.KillReply, error) {
 func (c *Client) KillJobs(ctx context.Context, ids []int64) ([]api.KillResult, error) {
 	var rs []api.KillResult
 	err := c.tr.do(ctx, http.MethodPost, "/jobs/kill", nil, api.KillJobs{IDs: ids}, &rs)
+	return rs, err
+}
+
+// Hold holds a queued job (POST /jobs/{id}/hold): no scheduling pass
+// considers it until Release. Holding a held job changes nothing
+// (Changed false).
+func (c *Client) Hold(ctx context.Context, id int64) (api.HoldReply, error) {
+	var r api.HoldReply
+	err := c.tr.do(ctx, http.MethodPost, jobPath(id)+"/hold", nil, nil, &r)
+	return r, err
+}
+
+// Release releases a held job (POST /jobs/{id}/release); releasing a
+// job not held changes nothing (Changed false).
+func (c *Client) Release(ctx context.Context, id int64) (api.HoldReply, error) {
+	var r api.HoldReply
+	err := c.tr.do(ctx, http.MethodPost, jobPath(id)+"/release", nil, nil, &r)
+	return r, err
+}
+
+// HoldJobs holds (hold true) or releases a list of jobs in one step and
+// returns each job's result in the list's order.
+func (c *Client) HoldJobs(ctx context.Context, ids []int64, hold bool) ([]api.HoldResult, error) {
+	var rs []api.HoldResult
+	path := "/jobs/release"
+	if hold {
+		path = "/jobs/hold"
+	}
+	err := c.tr.do(ctx, http.MethodPost, path, nil, api.HoldJobs{IDs: ids}, &rs)
 	return rs, err
 }
 

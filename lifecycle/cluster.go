@@ -68,12 +68,13 @@ func (c *Cluster) submit(sub Submission, entry *sched.Job) int32 {
 		c.freeJobs = c.freeJobs[:len(c.freeJobs)-1]
 	}
 	c.Jobs[ji] = NewJob(sub, c.Jobs[ji].Resume)
+	c.Jobs[ji].OnHold = sub.Held
 	if entry == nil {
 		entry = &sched.Job{}
 	}
 	c.Roster.Add(ji, *entry)
 	en := c.Roster.Entry(ji)
-	en.Waiting = sub.Tasks
+	en.Waiting = ShownWaiting(sub.Tasks, sub.Held)
 	c.revise(en)
 	c.step.submitted(en)
 	return ji
@@ -132,11 +133,11 @@ func (c *Cluster) Cancel(ji int32) {
 }
 
 // waiting copies job ji's waiting count into its snapshot entry, while
-// the job is on the roster.
+// the job is on the roster: none while it is on hold (ShownWaiting).
 func (c *Cluster) waiting(ji int32) {
 	if j := &c.Jobs[ji]; !j.State.Terminal() {
-		if en := c.Roster.Entry(ji); en.Waiting != j.Waiting {
-			en.Waiting = j.Waiting
+		if en, w := c.Roster.Entry(ji), ShownWaiting(j.Waiting, j.OnHold); en.Waiting != w {
+			en.Waiting = w
 			c.revise(en)
 		}
 	}

@@ -46,6 +46,9 @@ type JobFacts struct {
 	// preemptible (InteractiveIn): its kind's (InteractiveKind), or what
 	// a scenario's job says, explicitly or by the same default.
 	Interactive bool
+	// OnHold: the job is held (onhold.go), and stays out of the pass
+	// (LeftOut).
+	OnHold bool
 }
 
 // InteractiveKind reports whether jobs of kind are interactive when they

@@ -46,6 +46,9 @@ type Job struct {
 	FailOnPreempt bool
 	// Experiment: the tasks are the trials of a search (EndedJob).
 	Experiment bool
+	// OnHold: the job is held (EventHold, onhold.go); its entry shows
+	// no waiting task until it is released.
+	OnHold bool
 }
 
 // Submission is what the lifecycle needs of a submitted job.
@@ -69,6 +72,9 @@ type Submission struct {
 	// to theirs (a scenario's runs: tasks that ran for different times
 	// live); nil for none.
 	Works map[int32]int64
+	// Held submits the job held (allot submit --hold): it is on hold
+	// (OnHold, onhold.go) from its submission on.
+	Held bool
 }
 
 // NewJob is the record of a job just submitted; resume lends its buffer.

@@ -108,6 +108,12 @@ const (
 	// priority, and a QOS decides what may preempt what.
 	EventNice
 	EventQOS
+	// EventHold holds Job (onhold.go): its entry waits for nothing, so
+	// that no pass starts it, until EventRelease. A job with a task
+	// holding slots is not held (CanHold): the event is not applied, as
+	// the master refuses it.
+	EventHold
+	EventRelease
 )
 
 // Event is what Observe takes. An outcome (ended, landed, stopped,
@@ -244,6 +250,8 @@ func (c *Cluster) Observe(now int64, e Event) Outcome {
 		return c.nodes.event(c, now, e)
 	case EventNodeReshape:
 		return c.reshapeNode(e)
+	case EventHold, EventRelease:
+		return c.hold(e)
 	case EventKill, EventPriority, EventWeight, EventTimeLimit, EventNice, EventQOS:
 		if e.Job < 0 || int(e.Job) >= len(c.Jobs) || c.Jobs[e.Job].State.Terminal() {
 			return Outcome{Job: -1}

@@ -76,7 +76,12 @@ func (ja *jobsAPI) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, ja.redactorFor(r).dryRun(d))
 		return
 	}
-	job, tasks, err := ja.Submit(r.Context(), p, data, SubmitOptions{AllowInfeasible: allow})
+	held, err := boolParam(r, HoldParam)
+	if err != nil {
+		ja.fail(w, err)
+		return
+	}
+	job, tasks, err := ja.Submit(r.Context(), p, data, SubmitOptions{AllowInfeasible: allow, Hold: held})
 	if err != nil {
 		ja.m.access.deny(w, r, err)
 		return
@@ -95,7 +100,15 @@ type SubmitOptions struct {
 	// AllowInfeasible keeps a job that no node registered now could ever
 	// run (feasible.go), instead of refusing it with 422.
 	AllowInfeasible bool
+	// Hold submits the job held (allot submit --hold, sbatch -H): it is
+	// stored held by its user in the transaction that creates it, and
+	// waits for a release (api_hold.go).
+	Hold bool
 }
+
+// HoldParam is the submission's query parameter that submits a job held
+// (SubmitOptions.Hold).
+const HoldParam = "hold"
 
 // boolParam reads an optional true/false query parameter.
 func boolParam(r *http.Request, name string) (bool, error) {
@@ -125,7 +138,7 @@ func (ja *jobsAPI) Submit(ctx context.Context, p auth.Principal, data []byte, op
 		tasks[i] = store.Task{Hyperparameters: t.Hyperparameters}
 	}
 	rec.SubmittedAt = ja.m.now()
-	created, err := ja.m.st.CreateJob(ctx, rec, tasks)
+	created, err := ja.create(ctx, rec, tasks, opt.Hold)
 	if err != nil {
 		if errors.Is(err, store.ErrInvalid) {
 			return store.Job{}, 0, badRequest("", "%v", err)
@@ -146,6 +159,25 @@ func (ja *jobsAPI) Submit(ctx context.Context, p auth.Principal, data []byte, op
 	ja.m.log.Info("job submitted", "job", created.ID, "name", created.Name, "pool", created.Pool,
 		"project", created.Project, "tasks", len(tasks), "slots", created.Slots)
 	return created, len(tasks), nil
+}
+
+// create stores a job and its tasks, held by its user when hold is set:
+// both in one transaction, so that no pass sees the job unheld.
+func (ja *jobsAPI) create(ctx context.Context, rec store.Job, tasks []store.Task, hold bool) (store.Job, error) {
+	if !hold {
+		return ja.m.st.CreateJob(ctx, rec, tasks)
+	}
+	var created store.Job
+	err := ja.m.st.Update(ctx, func(tx store.Tx) error {
+		c, err := tx.CreateJob(ctx, rec, tasks)
+		if err != nil {
+			return err
+		}
+		created, err = tx.HoldJob(ctx, store.JobHold{ID: c.ID, Hold: true, By: rec.User, At: rec.SubmittedAt,
+			Reason: "submitted held"})
+		return err
+	})
+	return created, err
 }
 
 // jobRecord turns a parsed job file into a store record, resolving the

@@ -49,6 +49,9 @@ func submitDetail(j store.Job, tasks int) string {
 	if j.Preemptible {
 		d += ", preemptible"
 	}
+	if j.Held() {
+		d += ", held"
+	}
 	return d
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
@@ -241,6 +242,9 @@ func slotWord(n int) string { return plural.Count(n, "slot") }
 func summary(x api.Explanation, tasks int) string {
 	var b strings.Builder
 	switch {
+	case x.Pending != nil && x.Pending.Reason == lifecycle.ReasonHeld:
+		fmt.Fprintf(&b, "It is %s: no scheduling pass considers it until it is released, and it keeps its place by age.",
+			x.Pending.Message)
 	case x.Position == 0 && x.State == "running":
 		b.WriteString("It is running.")
 		if x.Resizing != nil {

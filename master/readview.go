@@ -433,7 +433,7 @@ func (v *readView) positions() map[int64]int {
 		ranked := map[string]int{}
 		for _, p := range v.cfg.Pools {
 			for _, id := range v.turns[p.Name] {
-				if j := v.jobs.get(id); j != nil && j.waiting() && j.rec.Pool == p.Name {
+				if j := v.jobs.get(id); j != nil && j.waiting() && j.rec.Pool == p.Name && !j.rec.Held() {
 					ranked[p.Name]++
 					v.ranks[id] = ranked[p.Name]
 				}
@@ -441,7 +441,7 @@ func (v *readView) positions() map[int64]int {
 		}
 		unseen := map[string][]*jobRead{}
 		for j := range v.jobs.all() {
-			if j.waiting() && v.ranks[j.rec.ID] == 0 {
+			if j.waiting() && v.ranks[j.rec.ID] == 0 && !j.rec.Held() {
 				unseen[j.rec.Pool] = append(unseen[j.rec.Pool], j)
 			}
 		}

@@ -342,6 +342,10 @@ func (d *replayDriver) changes(t *testing.T, now float64) {
 		for d.ids[i] != 0 && !d.killed[i] && d.changed[i] < len(j.changes) && j.changes[d.changed[i]].at <= now+1e-9 {
 			ch := j.changes[d.changed[i]]
 			d.changed[i]++
+			if ch.hold || ch.release {
+				d.holdJob(t, j.name, d.ids[i], ch.hold)
+				continue
+			}
 			var body []string
 			if ch.priority > 0 {
 				body = append(body, `"priority": `+strconv.Itoa(ch.priority))
@@ -393,7 +397,7 @@ func (d *replayDriver) submitDue(t *testing.T, now float64, moved bool) {
 			if moved && d.c.eager {
 				d.h.clock.Advance(time.Millisecond)
 			}
-			d.ids[i] = d.h.submit(d.jobFile(j))
+			d.ids[i] = d.submit(t, j)
 			d.byID[d.ids[i]] = i
 			if d.c.eager {
 				d.settle(t)

@@ -57,6 +57,8 @@ type rjob struct {
 	// changes are priority, weight, time limit, QOS or nice changes made
 	// while the job is live, in order.
 	changes []rchange
+	// held submits the job held (POST /jobs?hold=true).
+	held bool
 	// fail, when positive, makes task failTask exit with an error once
 	// it has done that much work (at full size for an elastic job).
 	fail     float64
@@ -113,6 +115,10 @@ type rchange struct {
 	limit    string  // the new time limit, as PATCH's time_limit takes it; "": unchanged, "0": none
 	qos      string  // "": unchanged
 	nice     int     // 0: unchanged
+	// hold and release hold or release the job (POST /jobs/{id}/hold,
+	// /release) instead of changing it; a refused hold (the job runs)
+	// changes nothing (replay_hold_test.go).
+	hold, release bool
 }
 
 type rnode struct {

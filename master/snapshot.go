@@ -349,6 +349,11 @@ func (pl *planner) snapJob(j *mjob) (sched.Job, bool) {
 		Low:           j.rec.PriorityClass == string(jobfile.ClassLow),
 		QuotaPool:     policy == sched.PolicyQuota,
 		Interactive:   lifecycle.InteractiveKind(sched.Kind(j.rec.Kind)),
+		OnHold:        j.rec.Held(),
+	}
+	if f.LeftOut() {
+		j.pending = &pendingInfo{code: lifecycle.ReasonHeld, msg: heldPending(j.rec).Message}
+		return sched.Job{}, false
 	}
 	if p := pl.schedHints(j, &f); p != nil {
 		j.pending = p

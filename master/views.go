@@ -46,6 +46,11 @@ func (ja *jobsAPI) jobView(v *readView, j *jobRead, now time.Time) api.Job {
 	if j.pending == nil && j.active > 0 {
 		out.MultifactorPriority = j.startMF
 	}
+	if out.Held = heldView(j.rec); out.Held != nil {
+		// Held: whatever the last pass said, it waits for a release.
+		out.Pending = heldPending(j.rec)
+		return out
+	}
 	if pos > 0 && j.pending != nil {
 		out.Pending = j.pending.viewAt(now)
 		switch at, ok := v.eta[j.rec.ID]; {

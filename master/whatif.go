@@ -417,6 +417,8 @@ func (x *jobExport) job(j store.Job) (notes []string) {
 	}
 	limitChanges, limitTimes := exportLimitChanges(&sj, hist.changes[j.ID], since, p, cfg)
 	changes, changeTimes = append(changes, limitChanges...), append(changeTimes, limitTimes...)
+	holds, holdTimes := exportHolds(&sj, j.SubmittedAt, hist.changes[j.ID], hist.decisions, since) // whatif_hold.go
+	changes, changeTimes = append(changes, holds...), append(changeTimes, holdTimes...)
 	if why := neverFits(&sj, p, sc.Projects); why != "" {
 		sj.AllowInfeasible = true
 		notes = append(notes, fmt.Sprintf("job %d can never run here now (%s); it waits, as the live master keeps it waiting (allow_infeasible)", j.ID, why))

@@ -36,10 +36,14 @@ type jobChange struct {
 	// into or out of the LOW class (LOW work is always preemptible); the
 	// simulator's set_priority makes the same move (sim.ClassRule).
 	fromPre *bool
+	// held is a hold's (true) or a release's (false); nil for any other
+	// change (whatif_hold.go).
+	held *bool
 }
 
-// jobChangeOf is the change event e of store.UpdateJob made; false when
-// it changed none of priority, weight, time limit, QOS and nice.
+// jobChangeOf is the change event e of store.UpdateJob (or HoldJob)
+// made; false when it changed none of priority, weight, time limit, QOS,
+// nice and hold.
 func jobChangeOf(e store.Event) (jobChange, bool) {
 	ch := e.Change
 	if ch == nil {
@@ -47,8 +51,8 @@ func jobChangeOf(e store.Event) (jobChange, bool) {
 	}
 	c := jobChange{at: e.At, fromPrio: ch.FromPriority, toPrio: ch.ToPriority, fromWeight: ch.FromWeight, toWeight: ch.ToWeight,
 		fromPre: ch.FromPreemptible, fromLimit: ch.FromTimeLimit, toLimit: ch.ToTimeLimit, fromQOS: ch.FromQOS, toQOS: ch.ToQOS,
-		fromNice: ch.FromNice, toNice: ch.ToNice}
-	return c, c.toPrio != nil || c.toWeight != nil || c.toLimit != nil || c.toQOS != nil || c.toNice != nil
+		fromNice: ch.FromNice, toNice: ch.ToNice, held: ch.ToHeld}
+	return c, c.toPrio != nil || c.toWeight != nil || c.toLimit != nil || c.toQOS != nil || c.toNice != nil || c.held != nil
 }
 
 // exportLimitChanges sets sj's time limit to what it was at submission

@@ -93,7 +93,7 @@ func eventNode(e Event) (*yaml.Node, error) {
 	m := spec.NewMapping()
 	m.Set("at", e.At)
 	switch e.Kind {
-	case EventKill:
+	case EventKill, EventHold, EventRelease:
 		m.Set(string(e.Kind), e.Job)
 	case EventSetPriority:
 		m.Set(string(e.Kind), map[string]any{"job": e.Job, "priority": e.Priority})
@@ -203,6 +203,7 @@ func jobNode(j *Job, pl *Pool) (*yaml.Node, error) {
 	m.SetIf(j.Topology != "", "topology", j.Topology)
 	m.SetIf(j.AllowInfeasible, "allow_infeasible", true)
 	m.SetIf(j.KeepQOS, "keep_qos", true)
+	m.SetIf(j.Held, "held", true)
 	m.SetIf(j.AfterPass, "after_pass", true)
 	scriptFields(m, j)
 	if j.Searcher != nil {

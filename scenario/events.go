@@ -99,7 +99,7 @@ func (p eventParser) action(f *yamlfield.Fields, e *Event, checkJobs bool) {
 		}
 		return
 	}
-	if e.Kind == EventKill {
+	if e.Kind == EventKill || e.Kind == EventHold || e.Kind == EventRelease {
 		if yamlfield.Field(f, key, &e.Job, name) {
 			p.checkEventJob(f.Lookup(key), path, e.Job, checkJobs)
 		}

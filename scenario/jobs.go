@@ -54,7 +54,7 @@ var traceKeys = []string{"trace", "format"}
 // keeps them in step).
 var jobKeys = []string{"name", "kind", "submit", "pool", "tasks", "max_concurrent", "slots", "duration", "time_limit",
 	"priority", "priority_class", "weight", "preemptible", "interactive", "project", "user", "gpu", "checkpoint_every",
-	"on_preempt", "max_retries", "qos", "licenses", "account", "nice", "topology", "allow_infeasible", "keep_qos", "after_pass",
+	"on_preempt", "max_retries", "qos", "licenses", "account", "nice", "topology", "allow_infeasible", "keep_qos", "held", "after_pass",
 	"min_slots", "max_slots", "searcher", "step_time", "trials", "curve", "runs", "fails", "start_fails", "start_lost", "lost", "stops", "agent_preempted", "checkpoints", "late_exits", "slow_kills"}
 
 // isJobMapping says whether a jobs mapping is a job written without its
@@ -165,6 +165,7 @@ func (p *parser) job(raw *yaml.Node, i int) Job {
 	fl.topology = yamlfield.Field(f, "topology", &j.Topology, yamlfield.Enum("topology", topologies...))
 	yamlfield.Field(f, "allow_infeasible", &j.AllowInfeasible, yamlfield.Boolean)
 	yamlfield.Field(f, "keep_qos", &j.KeepQOS, yamlfield.Boolean)
+	yamlfield.Field(f, "held", &j.Held, yamlfield.Boolean)
 	yamlfield.Field(f, "after_pass", &j.AfterPass, yamlfield.Boolean)
 	p.elastic(f, &j)
 	searchParser{p.Parser}.search(f, &j)

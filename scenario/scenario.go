@@ -283,6 +283,9 @@ type Job struct {
 	// and a history export marks such a job so, instead of the file
 	// being rejected.
 	KeepQOS bool
+	// Held submits the job held (allot submit --hold): no pass
+	// considers it until a release event.
+	Held bool
 	// AfterPass settles the instant before the job is submitted: the
 	// jobs submitted before it in the same second, and the ends due then,
 	// get their passes first, as a live master that ran a pass between
@@ -398,6 +401,12 @@ const (
 	// nice (Event.Nice), as allot job update --qos and --nice do.
 	EventSetQOS  EventKind = "set_qos"
 	EventSetNice EventKind = "set_nice"
+	// EventHold holds a job (allot job hold): no pass considers it until
+	// EventRelease; it keeps its submission time. A job with a task
+	// holding slots at the event cannot be held, as the live master
+	// refuses it: the event changes nothing then.
+	EventHold    EventKind = "hold"
+	EventRelease EventKind = "release"
 	// EventNodeDown: a node is lost. The attempts on it end as lost (a
 	// preemptible job's task is requeued by its job's exit actions,
 	// another's fails) and it offers no slots until EventNodeUp.
@@ -424,7 +433,7 @@ const (
 )
 
 var eventKinds = []EventKind{EventKill, EventSetPriority, EventSetWeight, EventSetTimeLimit, EventSetQOS, EventSetNice, EventNodeDown, EventNodeUp, EventDrain, EventResume,
-	EventNodeDelete, EventNodeReshape}
+	EventNodeDelete, EventNodeReshape, EventHold, EventRelease}
 
 // OfNode reports an event that names a node rather than a job.
 func (k EventKind) OfNode() bool {

@@ -420,7 +420,7 @@ func (s *sim) submit(spec JobSpec) {
 	o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventSubmit, Entry: &entry,
 		Submission: lifecycle.Submission{Tasks: spec.Tasks, Fresh: freshWork(&spec), Works: taskWorks(&spec), Shape: shapeOf(&spec),
 			FailOnPreempt: spec.OnPreempt == PreemptFail, MaxRetries: spec.MaxRetries, Experiment: spec.Kind == sched.KindExperiment,
-			Project: qp, Account: acct}})
+			Project: qp, Account: acct, Held: spec.Held}})
 	ji := o.Job
 	if int(ji) == len(s.jobs) {
 		s.jobs = append(s.jobs, job{})
@@ -516,6 +516,10 @@ func (s *sim) script(e Event) {
 	case EventSetNice:
 		j.spec.Nice = e.Nice
 		s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventNice, Job: ji, Nice: e.Nice})
+	case EventHold:
+		s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventHold, Job: ji})
+	case EventRelease:
+		s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventRelease, Job: ji})
 	case EventKill:
 		if o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventKill, Job: ji}); o.Applied {
 			s.killed(ji, o.Freed, o.Killing)

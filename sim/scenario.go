@@ -80,6 +80,7 @@ var eventKinds = map[scenario.EventKind]EventKind{
 	scenario.EventNodeDown: EventNodeDown, scenario.EventNodeUp: EventNodeUp, scenario.EventDrain: EventNodeDrain,
 	scenario.EventResume: EventNodeResume, scenario.EventNodeDelete: EventNodeDelete, scenario.EventNodeReshape: EventNodeReshape,
 	scenario.EventSetTimeLimit: EventSetTimeLimit, scenario.EventSetQOS: EventSetQOS, scenario.EventSetNice: EventSetNice,
+	scenario.EventHold: EventHold, scenario.EventRelease: EventRelease,
 }
 
 // eventsFromScenario converts the scenario's scripted events, in order.
@@ -237,6 +238,7 @@ func specFromScenario(j scenario.Job, pool int, quota bool) JobSpec {
 		Topology:        sched.Topology(j.Topology),
 		MinSlots:        j.MinSlots,
 		AfterPass:       j.AfterPass,
+		Held:            j.Held,
 	}
 	spec.Fails = byTask(j.Fails, func(f scenario.TaskFail) (int, int64) { return f.Task, f.After })
 	spec.StartFails = byTask(j.StartFails, func(f scenario.StartFail) (int, int) { return f.Task, f.Attempt })

@@ -154,6 +154,9 @@ type JobSpec struct {
 	// is submitted, where a live master ran a pass between it and the
 	// jobs or ends before it in the same second (scenario.Job.AfterPass).
 	AfterPass bool
+	// Held submits the job held, until an EventRelease
+	// (scenario.Job.Held).
+	Held bool
 	// Fails maps the number of a task (in the order the job's tasks
 	// first start) that fails to the work, in seconds at full size, after
 	// which it exits with an error (scenario.Job.Fails); nil for none. The
@@ -286,6 +289,11 @@ const (
 	EventSetTimeLimit
 	EventSetQOS
 	EventSetNice
+	// EventHold holds a job (allot job hold) until EventRelease: no pass
+	// starts it meanwhile; a job with a task holding slots is not held
+	// (lifecycle's EventHold and EventRelease).
+	EventHold
+	EventRelease
 )
 
 // Event is a scripted change at a given time: to Job, or for a node

@@ -13,7 +13,7 @@ import (
 
 const jobCols = `id, name, kind, project, user_name, pool, state, reason, priority, priority_class,
 	weight, preemptible, slots, max_concurrent, max_slots, time_limit_ns, entrypoint, environment,
-	spec, submitted_ns, ended_ns, qos, nice`
+	spec, submitted_ns, ended_ns, qos, nice, held_by, held_ns`
 
 // taskRowsPerInsert bounds a multi-row INSERT of tasks.
 const taskRowsPerInsert = 500
@@ -28,14 +28,19 @@ func scanJob(sc rowScanner) (Job, error) {
 		ended     sql.NullInt64
 		qos       sql.Null[string]
 		nice      sql.Null[int64]
+		heldBy    sql.Null[string]
+		heldAt    sql.Null[int64]
 	)
 	err := sc.Scan(&j.ID, &j.Name, &j.Kind, &j.Project, &j.User, &j.Pool, &j.State, &j.Reason,
 		&j.Priority, &j.PriorityClass, &j.Weight, &j.Preemptible, &j.Slots, &j.MaxConcurrent,
-		&j.MaxSlots, &timeLimit, &j.Entrypoint, &env, &spec, &submitted, &ended, &qos, &nice)
+		&j.MaxSlots, &timeLimit, &j.Entrypoint, &env, &spec, &submitted, &ended, &qos, &nice, &heldBy, &heldAt)
 	if err != nil {
 		return Job{}, err
 	}
 	j.QOS, j.Nice = nullPtr(qos), nullInt(nice)
+	if heldBy.Valid {
+		j.HeldBy, j.HeldAt = heldBy.V, timeOf(heldAt.V)
+	}
 	j.TimeLimit = time.Duration(timeLimit)
 	if err := decodeJSON("job environment", env, &j.Environment); err != nil {
 		return Job{}, err
@@ -318,9 +323,11 @@ func (o *ops) TransitionJob(ctx context.Context, t JobTransition) (Job, error) {
 	if err != nil {
 		return Job{}, fmt.Errorf("job %d %s → %s: %w", t.ID, t.From, t.To, err)
 	}
-	j, err := scanJob(o.q.QueryRowContext(ctx, o.d.q(`UPDATE jobs SET state = ?, reason = ?, ended_ns = ?
+	// A job that ends is no longer held: its hold ends with it.
+	j, err := scanJob(o.q.QueryRowContext(ctx, o.d.q(`UPDATE jobs SET state = ?, reason = ?, ended_ns = ?,
+		held_by = CASE WHEN ? THEN NULL ELSE held_by END, held_ns = CASE WHEN ? THEN NULL ELSE held_ns END
 		WHERE id = ? AND state = ? RETURNING `+jobCols),
-		string(t.To), t.Reason, ended, t.ID, string(t.From)))
+		string(t.To), t.Reason, ended, t.To.Terminal(), t.To.Terminal(), t.ID, string(t.From)))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Job{}, o.jobMismatch(ctx, t.ID, string(t.From))
 	}
@@ -444,6 +451,53 @@ func (o *ops) UpdateJob(ctx context.Context, u JobUpdate) (Job, error) {
 		Change: &c})
 	if err != nil {
 		return Job{}, fmt.Errorf("update job %d: %w", u.ID, err)
+	}
+	return j, nil
+}
+
+// HoldJob holds a live job or releases it (JobHold), and records the
+// change as the job's event with FromHeld and ToHeld. Holding a held
+// job, or releasing one not held, changes nothing and writes no event:
+// the master decides what the caller is told. An ended job is a
+// conflict.
+func (o *ops) HoldJob(ctx context.Context, h JobHold) (Job, error) {
+	j, err := scanJob(o.q.QueryRowContext(ctx, o.d.q("SELECT "+jobCols+" FROM jobs WHERE id = ?"+o.d.forUpdate), h.ID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Job{}, fmt.Errorf("hold job %d: %w", h.ID, ErrNotFound)
+	}
+	if err != nil {
+		return Job{}, fmt.Errorf("hold job %d: read: %w", h.ID, err)
+	}
+	if j.State.Terminal() {
+		return Job{}, &ConflictError{What: fmt.Sprintf("job %d", h.ID), Field: "state", Expected: "not terminal", Actual: string(j.State)}
+	}
+	if h.Hold && h.By == "" {
+		return Job{}, invalidf("hold job %d: no one named as holding it", h.ID)
+	}
+	if h.Hold == j.Held() {
+		return j, nil
+	}
+	at := nowIfZero(h.At)
+	var by sql.Null[string]
+	var atNS sql.Null[int64]
+	reason := "released by " + h.By
+	if h.Hold {
+		by, atNS = sql.Null[string]{V: h.By, Valid: true}, sql.Null[int64]{V: nsOf(at), Valid: true}
+		reason = "held by " + h.By
+		j.HeldBy, j.HeldAt = h.By, timeOf(nsOf(at))
+	} else {
+		j.HeldBy, j.HeldAt = "", time.Time{}
+	}
+	if _, err := o.q.ExecContext(ctx, o.d.q(`UPDATE jobs SET held_by = ?, held_ns = ? WHERE id = ?`), by, atNS, h.ID); err != nil {
+		return Job{}, fmt.Errorf("hold job %d: %w", h.ID, err)
+	}
+	if h.Reason != "" {
+		reason += ": " + h.Reason
+	}
+	err = o.event(ctx, Event{JobID: h.ID, Index: -1, From: string(j.State), To: string(j.State), At: at, Reason: reason,
+		Change: &JobChange{FromHeld: ptr(!h.Hold), ToHeld: ptr(h.Hold)}})
+	if err != nil {
+		return Job{}, fmt.Errorf("hold job %d: %w", h.ID, err)
 	}
 	return j, nil
 }

@@ -238,10 +238,10 @@ func (o *ops) changeEvent(ctx context.Context, e Event) error {
 	c := e.Change
 	_, err := o.q.ExecContext(ctx, o.d.q(`INSERT INTO events (job_id, idx, attempt, from_state, to_state, at_ns, reason,
 		priority_from, priority_to, weight_from, weight_to, preemptible_from, preemptible_to,
-		time_limit_from_ns, time_limit_to_ns, qos_from, qos_to, nice_from, nice_to)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), e.JobID, e.Index, e.Attempt, e.From, e.To, nsOf(e.At), e.Reason,
+		time_limit_from_ns, time_limit_to_ns, qos_from, qos_to, nice_from, nice_to, held_from, held_to)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), e.JobID, e.Index, e.Attempt, e.From, e.To, nsOf(e.At), e.Reason,
 		c.FromPriority, c.ToPriority, c.FromWeight, c.ToWeight, c.FromPreemptible, c.ToPreemptible,
-		c.FromTimeLimit, c.ToTimeLimit, c.FromQOS, c.ToQOS, c.FromNice, c.ToNice)
+		c.FromTimeLimit, c.ToTimeLimit, c.FromQOS, c.ToQOS, c.FromNice, c.ToNice, c.FromHeld, c.ToHeld)
 	if err != nil {
 		return fmt.Errorf("record a job's change: %w", err)
 	}
@@ -250,7 +250,7 @@ func (o *ops) changeEvent(ctx context.Context, e Event) error {
 
 const eventCols = `seq, job_id, idx, attempt, from_state, to_state, at_ns, reason, cause, part_ran,
 	priority_from, priority_to, weight_from, weight_to, preemptible_from, preemptible_to, for_job,
-	time_limit_from_ns, time_limit_to_ns, qos_from, qos_to, nice_from, nice_to, why`
+	time_limit_from_ns, time_limit_to_ns, qos_from, qos_to, nice_from, nice_to, why, held_from, held_to`
 
 // forJob is an event's for_job: NULL for none.
 func forJob(id int64) sql.Null[int64] { return sql.Null[int64]{V: id, Valid: id != 0} }
@@ -270,22 +270,23 @@ func scanEvent(sc rowScanner) (Event, error) {
 	var at int64
 	var prio [2]sql.Null[int64]
 	var weight [2]sql.Null[float64]
-	var pre [2]sql.Null[bool]
+	var pre, held [2]sql.Null[bool]
 	var room sql.Null[int64]
 	var limit, nice [2]sql.Null[int64]
 	var qos [2]sql.Null[string]
 	if err := sc.Scan(&e.Seq, &e.JobID, &e.Index, &e.Attempt, &e.From, &e.To, &at, &e.Reason, &e.Cause, &e.PartRan,
 		&prio[0], &prio[1], &weight[0], &weight[1], &pre[0], &pre[1], &room,
-		&limit[0], &limit[1], &qos[0], &qos[1], &nice[0], &nice[1], &e.Why); err != nil {
+		&limit[0], &limit[1], &qos[0], &qos[1], &nice[0], &nice[1], &e.Why, &held[0], &held[1]); err != nil {
 		return Event{}, err
 	}
 	e.At, e.ForJob = timeOf(at), room.V
-	if prio[1].Valid || weight[1].Valid || pre[1].Valid || limit[1].Valid || qos[1].Valid || nice[1].Valid {
+	if prio[1].Valid || weight[1].Valid || pre[1].Valid || limit[1].Valid || qos[1].Valid || nice[1].Valid || held[1].Valid {
 		e.Change = &JobChange{FromPriority: nullInt(prio[0]), ToPriority: nullInt(prio[1]),
 			FromWeight: nullPtr(weight[0]), ToWeight: nullPtr(weight[1]),
 			FromPreemptible: nullPtr(pre[0]), ToPreemptible: nullPtr(pre[1]),
 			FromTimeLimit: nullDuration(limit[0]), ToTimeLimit: nullDuration(limit[1]),
-			FromQOS: nullPtr(qos[0]), ToQOS: nullPtr(qos[1]), FromNice: nullInt(nice[0]), ToNice: nullInt(nice[1])}
+			FromQOS: nullPtr(qos[0]), ToQOS: nullPtr(qos[1]), FromNice: nullInt(nice[0]), ToNice: nullInt(nice[1]),
+			FromHeld: nullPtr(held[0]), ToHeld: nullPtr(held[1])}
 	}
 	return e, nil
 }

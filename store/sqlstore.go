@@ -242,6 +242,11 @@ func (s *sqlStore) UpdateJob(ctx context.Context, u JobUpdate) (out Job, err err
 	return out, err
 }
 
+func (s *sqlStore) HoldJob(ctx context.Context, h JobHold) (out Job, err error) {
+	err = s.Update(ctx, func(tx Tx) error { out, err = tx.HoldJob(ctx, h); return err })
+	return out, err
+}
+
 func (s *sqlStore) TransitionTask(ctx context.Context, t TaskTransition) (out Task, err error) {
 	err = s.Update(ctx, func(tx Tx) error { out, err = tx.TransitionTask(ctx, t); return err })
 	return out, err

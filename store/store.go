@@ -97,6 +97,10 @@ type Writer interface {
 	// UpdateJob changes a live job's priority, class, weight or
 	// preemptibility.
 	UpdateJob(ctx context.Context, u JobUpdate) (Job, error)
+	// HoldJob holds a live job, or releases it (JobHold): a held job
+	// stays in its state, and no scheduling pass considers it. Holding a
+	// held job, or releasing one not held, writes nothing.
+	HoldJob(ctx context.Context, h JobHold) (Job, error)
 	// MoveJobEnd moves the end of a job that ended in state (a
 	// compare-and-set: ErrConflict when it is not ended so) to at, later
 	// than the end it has: a killed job ends when its last task does,

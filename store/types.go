@@ -45,6 +45,24 @@ type Job struct {
 	Spec        json.RawMessage // the original job file as JSON; nil = none
 	SubmittedAt time.Time       // zero on CreateJob = now
 	EndedAt     time.Time       // zero until the job reaches a terminal state
+	// HeldBy names who held the job (HoldJob), "" while it is not held;
+	// HeldAt is when. A held job keeps its state (queued) and its
+	// submission time, and no scheduling pass considers it.
+	HeldBy string
+	HeldAt time.Time
+}
+
+// Held reports whether the job is held (HoldJob).
+func (j Job) Held() bool { return j.HeldBy != "" }
+
+// JobHold holds a live job (Hold) or releases it, by By at At (zero:
+// now); Reason is the event's.
+type JobHold struct {
+	ID     int64
+	Hold   bool
+	By     string
+	At     time.Time
+	Reason string
 }
 
 // Task is one unit that holds an allocation: a trial, a command, a notebook.
@@ -272,6 +290,8 @@ type JobChange struct {
 	FromTimeLimit, ToTimeLimit     *time.Duration
 	FromQOS, ToQOS                 *string
 	FromNice, ToNice               *int
+	// FromHeld and ToHeld are a hold's or a release's (HoldJob).
+	FromHeld, ToHeld *bool
 }
 
 // Cause says, in a word a program reads, why a task's transition was

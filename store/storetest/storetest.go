@@ -33,6 +33,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"MoveJobEnd", testMoveJobEnd},
 		{"UpdateJob", testUpdateJob},
 		{"UpdateJobLimits", testUpdateJobLimits},
+		{"HoldJob", testHoldJob},
 		{"TaskLifecycleNumbersAttempts", testTaskLifecycle},
 		{"TaskTransitionRejects", testTaskTransitionRejects},
 		{"ReservedRestart", testReservedRestart},

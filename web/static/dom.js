@@ -179,6 +179,8 @@ export function bar(used, total, label, mark) {
 // being preempted (the API's preempting), else its state.
 export function shownState(j) {
   if (j.ending) return 'killing';
+  // Held (allot job hold): queued, and no pass considers it until released.
+  if (j.held && j.state === 'queued') return 'held';
   if (j.state !== 'running') return j.state;
   if (j.resizing) return 'resizing';
   if (j.moving) return 'moving';

@@ -1,0 +1,226 @@
+package master
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/lifecycle"
+	"github.com/allot-sched/allot/store"
+)
+
+// A job's hold and release: POST /jobs/{id}/hold, /jobs/{id}/release and
+// their lists, POST /jobs/hold and /jobs/release. A held job keeps its
+// id, spec and submission time; no pass considers it until it is
+// released (lifecycle/onhold.go; snapJob leaves it out). Both are
+// idempotent, as Slurm's scontrol hold and release: holding a held job
+// or releasing one not held changes nothing and says so (Changed
+// false). Holding needs what a kill needs (the owner, or the project's
+// lead, or an admin: mayKillJob), since it only keeps a job from
+// starting; releasing what a change of the job needs (mayChangeJob),
+// since it lets the job take slots.
+
+// holdAction is a hold (hold true) or a release, as the handlers and
+// the audit name it.
+type holdAction bool
+
+func (h holdAction) verb() string {
+	if h {
+		return "hold"
+	}
+	return "release"
+}
+
+func (h holdAction) done() string {
+	if h {
+		return "held"
+	}
+	return "released"
+}
+
+func (ja *jobsAPI) handleHoldJob(w http.ResponseWriter, r *http.Request)    { ja.holdOne(w, r, true) }
+func (ja *jobsAPI) handleReleaseJob(w http.ResponseWriter, r *http.Request) { ja.holdOne(w, r, false) }
+func (ja *jobsAPI) handleHoldJobs(w http.ResponseWriter, r *http.Request)   { ja.holdList(w, r, true) }
+func (ja *jobsAPI) handleReleaseJobs(w http.ResponseWriter, r *http.Request) {
+	ja.holdList(w, r, false)
+}
+
+// mayHold authorizes a hold or release of job id (holdAction).
+func (ac *access) mayHold(r *http.Request, id int64, hold holdAction) error {
+	if hold {
+		return ac.mayKillJob(r, id)
+	}
+	return ac.mayChangeJob(r, id)
+}
+
+func (ja *jobsAPI) holdOne(w http.ResponseWriter, r *http.Request, hold holdAction) {
+	id, err := pathID(r)
+	if err != nil {
+		ja.fail(w, err)
+		return
+	}
+	if err := ja.m.access.mayHold(r, id, hold); err != nil {
+		ja.m.access.deny(w, r, err)
+		return
+	}
+	changed, err := ja.Hold(r.Context(), id, bool(hold), holderOf(r))
+	if err != nil {
+		ja.fail(w, err)
+		return
+	}
+	switch {
+	case changed:
+		noteAudit(r.Context(), "%s", hold.done())
+	case bool(hold):
+		noteAudit(r.Context(), "already held: nothing changed")
+	default:
+		noteAudit(r.Context(), "not held: nothing changed")
+	}
+	view, err := ja.job(r.Context(), id, ja.asOf())
+	if err != nil {
+		ja.fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, api.HoldReply{Job: ja.redactorFor(r).job(view), Changed: changed})
+}
+
+// holdList holds or releases a list of jobs under one hold of the
+// master's lock, each checked as the request for it alone is, with a
+// result each, as POST /jobs/kill does.
+func (ja *jobsAPI) holdList(w http.ResponseWriter, r *http.Request, hold holdAction) {
+	var req api.HoldJobs
+	if err := decodeBody(w, r, &req); err != nil {
+		ja.fail(w, err)
+		return
+	}
+	if len(req.IDs) == 0 || len(req.IDs) > maxKillJobs {
+		writeError(w, http.StatusBadRequest, "ids", "ids: expected 1 to %d job IDs, got %d", maxKillJobs, len(req.IDs))
+		return
+	}
+	res := make([]api.HoldResult, len(req.IDs))
+	changed := make([]bool, len(req.IDs))
+	ok := make([]bool, len(req.IDs))
+	for i, id := range req.IDs {
+		res[i].ID = id
+		if err := ja.m.access.mayHold(r, id, hold); err != nil {
+			res[i].Status, res[i].Error = killError(ja.m, err)
+			continue
+		}
+		ok[i] = true
+	}
+	by := holderOf(r)
+	ja.m.lock()
+	for i, id := range req.IDs {
+		if !ok[i] {
+			continue
+		}
+		var err error
+		if changed[i], err = holdLocked(r.Context(), ja, id, bool(hold), by); err != nil {
+			ok[i] = false
+			res[i].Status, res[i].Error = killError(ja.m, err)
+		}
+	}
+	ja.m.unlock()
+	var done, kept []string
+	for i, id := range req.IDs {
+		word := strconv.FormatInt(id, 10)
+		if !ok[i] {
+			kept = append(kept, fmt.Sprintf("%s (%d)", word, res[i].Status))
+			continue
+		}
+		view, err := ja.job(r.Context(), id, ja.asOf())
+		if err != nil {
+			res[i].Status, res[i].Error = killError(ja.m, fmt.Errorf("%s, but reading it back: %w", hold.done(), err))
+			continue
+		}
+		res[i].Reply = &api.HoldReply{Job: ja.redactorFor(r).job(view), Changed: changed[i]}
+		if changed[i] {
+			done = append(done, word)
+		} else {
+			kept = append(kept, word+" (unchanged)")
+		}
+	}
+	d := hold.done() + " jobs " + strings.Join(done, ", ")
+	if len(done) == 0 {
+		d = hold.done() + " no job"
+	}
+	if len(kept) > 0 {
+		d += "; not " + hold.done() + ": " + strings.Join(kept, ", ")
+	}
+	noteAudit(r.Context(), "%s", d)
+	writeJSON(w, http.StatusOK, res)
+}
+
+// Hold holds job id (hold true) or releases it, in by's name, and
+// reports whether that changed anything; tests call it directly.
+func (ja *jobsAPI) Hold(ctx context.Context, id int64, hold bool, by string) (changed bool, err error) {
+	ja.m.lock()
+	defer ja.m.unlock()
+	return holdLocked(ctx, ja, id, hold, by)
+}
+
+// holdLocked is Hold for a caller that holds the lock. The hold is
+// stored before the mirror changes; the next pass, kicked, leaves the
+// job out (or takes it in again).
+func holdLocked(ctx context.Context, ja *jobsAPI, id int64, hold bool, by string) (bool, error) {
+	j, ok := ja.m.jobs[id]
+	if !ok || j.rec.State.Terminal() {
+		err := ja.notLive(ctx, id) // 404, or 409 naming its end
+		if he, ok := err.(*httpError); ok && he.status == http.StatusConflict {
+			he.msg += ": only a queued job can be " + holdAction(hold).done()
+		}
+		return false, err
+	}
+	if hold && !j.rec.Held() {
+		if err := lifecycle.CanHold(j.active()); err != nil {
+			return false, &httpError{status: http.StatusConflict,
+				msg: fmt.Sprintf("job %d is %s: %v", id, j.rec.State, err)}
+		}
+	}
+	if hold == j.rec.Held() {
+		return false, nil
+	}
+	rec, err := ja.m.st.HoldJob(ctx, store.JobHold{ID: id, Hold: hold, By: by, At: ja.m.now(), Reason: "through the API"})
+	if errors.Is(err, store.ErrConflict) {
+		return false, &httpError{status: http.StatusConflict, msg: fmt.Sprintf("job %d: %v", id, err)}
+	}
+	if err != nil {
+		return false, fmt.Errorf("%s job %d: %w", holdAction(hold).verb(), id, err)
+	}
+	j.rec = rec
+	j.entryGen = 0 // its entry is made anew (snapJob): left out, or back in
+	ja.m.planner.roster.touch(j)
+	ja.m.pub.markJob(j)
+	ja.m.log.Info("job "+holdAction(hold).done(), "job", id, "by", by)
+	ja.m.kick()
+	return true, nil
+}
+
+// holderOf names the request's caller as a hold names it: the user.
+func holderOf(r *http.Request) string {
+	if p := principalOf(r); p.User != "" {
+		return p.User
+	}
+	return principalOf(r).Actor()
+}
+
+// heldPending is the pending reason a held job shows: who held it, when,
+// and how to release it.
+func heldPending(rec store.Job) *api.Pending {
+	return &api.Pending{Reason: lifecycle.ReasonHeld,
+		Message: fmt.Sprintf("held by %s at %s; `allot job release %d`", rec.HeldBy,
+			rec.HeldAt.UTC().Format(time.DateTime[:len(time.DateTime)-3])+" UTC", rec.ID)}
+}
+
+// heldView is the api.Held of a held job's record, nil for one not held.
+func heldView(rec store.Job) *api.Held {
+	if !rec.Held() {
+		return nil
+	}
+	return &api.Held{By: rec.HeldBy, At: rec.HeldAt.UTC()}
+}
