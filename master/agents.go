@@ -278,12 +278,27 @@ func (ag *agents) settleMissing(ctx context.Context, n *mnode, runs map[agent.Ta
 		}
 	}
 	n.reconcile = nil
+	joined, at := n.joinedBy, n.joinedAt
+	n.joinedBy = 0
 	for _, t := range lost {
-		if err := ag.loseAttempt(ctx, t, fmt.Sprintf("node %s does not run attempt %d", n.rec.Name, t.rec.Attempt), store.CauseNotRun); err != nil {
+		if err := ag.loseAttempt(ctx, t, notRunReason(n.rec.Name, t.rec.Attempt, joined, at), store.CauseNotRun); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// notRunReason says why an attempt the agent of node does not run ended:
+// after a takeover by join token joined at at (0: none), that a new host
+// took the name, so that its user does not read that the node lost the
+// work on its own (trial 2026-11-29a A7); the old host's agent kills the
+// attempt if it comes back, as its credential was revoked.
+func notRunReason(node string, attempt int, joined int64, at time.Time) string {
+	if joined == 0 {
+		return fmt.Sprintf("node %s does not run attempt %d", node, attempt)
+	}
+	return fmt.Sprintf("node %s was taken over at %s by a new agent with join token %d, which does not run attempt %d; "+
+		"the old host's agent, its credential revoked, stops it if it comes back", node, msgTime(at), joined, attempt)
 }
 
 // report applies one report of an agent.

@@ -149,18 +149,23 @@ func (ag *agents) admitNode(r *http.Request, name string) (secret string, err er
 	ag.m.lock()
 	n := ag.m.nodes[name]
 	now, lease := ag.m.now(), agentTimeout(ag.m.cfg)
-	var seen time.Time
+	// The lease runs on the agent timeout's clock (lastSeen), which a
+	// restarted master starts anew for every node, as it does not count
+	// its own downtime as the node's silence (restoreNodes): a join token
+	// could otherwise take a healthy node's name in the first second
+	// after a restart, before its agent is back (trial 2026-11-29a A12).
+	// What the refusal and the audit say is the real last contact (seen),
+	// which the store keeps across restarts.
+	var seen, leaseFrom time.Time
 	if n != nil {
-		seen = n.rec.HeartbeatAt
-		if n.registered {
-			seen = n.lastSeen
-		}
+		seen, leaseFrom = n.seen, n.lastSeen
 	}
 	ag.m.unlock()
-	if n != nil && now.Sub(seen) < lease {
+	if n != nil && now.Sub(leaseFrom) < lease {
 		return "", &httpError{status: http.StatusConflict, field: "name", msg: fmt.Sprintf(
-			"node %q is held by another agent, last seen %s ago: a join token cannot take over a node until its lease of %s "+
-				"runs out; the agent that holds it registers with its own credential", name, now.Sub(seen).Round(time.Second), lease)}
+			"node %q is held by another agent, last seen %s: a join token cannot take over a node until its lease of %s "+
+				"runs out%s; the agent that holds it registers with its own credential", name, seenAgo(now, seen), lease,
+			leaseLeft(now, leaseFrom, seen, lease))}
 	}
 	secret, hash, err := auth.NewSecret(auth.PrefixNode)
 	if err != nil {
@@ -177,6 +182,26 @@ func (ag *agents) admitNode(r *http.Request, name string) (secret string, err er
 	ag.m.access.creds.forget(ofNode(name)) // the node's earlier credentials were revoked
 	ri.principal = auth.Principal{Node: name}
 	return secret, nil
+}
+
+// seenAgo is "3s ago" for a last contact at seen, or "never" for none.
+func seenAgo(now, seen time.Time) string {
+	if seen.IsZero() {
+		return "never"
+	}
+	return now.Sub(seen).Round(time.Second).String() + " ago"
+}
+
+// leaseLeft says when a lease that counts from from rather than from the
+// last contact seen runs out (after a master's restart or a store outage
+// every node's agent gets a full agent timeout to come back); "" when it
+// counts from the contact.
+func leaseLeft(now, from, seen time.Time, lease time.Duration) string {
+	if !from.After(seen) {
+		return ""
+	}
+	return fmt.Sprintf(" (in %s: after the master's restart or a store outage every node's agent has that long to come back)",
+		from.Add(lease).Sub(now).Round(time.Second))
 }
 
 // checkRegister validates a registration. Its pool stays the agent's,

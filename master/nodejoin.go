@@ -36,8 +36,9 @@ func (ag *agents) joined(r *http.Request, name string, was *mnode, seen time.Tim
 	if was != nil {
 		ag.m.lock()
 		state := string(was.rec.State)
+		was.joinedBy, was.joinedAt = infoOf(r).cred.ID, now
 		ag.m.unlock()
-		how = fmt.Sprintf("was %s, last seen %s ago", state, now.Sub(seen).Round(time.Second))
+		how = fmt.Sprintf("was %s, last seen %s", state, seenAgo(now, seen))
 	}
 	detail := fmt.Sprintf("joined as %s (%s); ", name, how)
 	if len(revoked) > 0 {

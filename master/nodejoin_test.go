@@ -70,3 +70,55 @@ func TestJoinTokenTakeoverAudited(t *testing.T) {
 		}
 	})
 }
+
+// TestJoinTokenTakeoverLease: a join token takes a node's name only once
+// the agent timeout has run out on the master's own clock of the node:
+// a restarted master gives every node a full agent timeout to come back,
+// so its downtime is not the node's silence (trial 2026-11-29a A12: a
+// duplicate agent took a healthy node in the first second after a
+// restart); the refusal and the audit name the real last contact (A6,
+// not the registration), and the attempts of the old host that the new
+// one does not run end saying the node was taken over (A7).
+func TestJoinTokenTakeoverLease(t *testing.T) {
+	withFile, _ := withConfigFile(t, "agent_timeout: 30s\nlost_node_grace: 5m\n")
+	h := newHarness(t, withFile)
+	old := h.agent("n1", 2)
+	held := h.submit(jobSpec("notebook", 1, `, "preemptible": false`))
+	h.step()
+	h.sync(old, old)
+	h.clock.Advance(20 * time.Second)
+	h.sync(old) // the last contact, 20 s after the registration
+	h.clock.Advance(36 * time.Second)
+	h.start() // the master was down 36 s, longer than agent_timeout
+	old.Master = h.srv.URL
+	fresh := &mastertest.Agent{Master: h.srv.URL, Name: "n1", GPUs: 2, Token: h.join}
+
+	t.Run("refused while the restart's lease runs", func(t *testing.T) {
+		h.clock.Advance(time.Second)
+		_, err := fresh.Register(h.ctx)
+		for _, want := range []string{"409", "last seen 37s ago", "(in 29s: after the master's restart or a store outage"} {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Fatalf("takeover 1 s after the restart: %v, want a refusal saying %q", err, want)
+			}
+		}
+	})
+	t.Run("taken once the node is lost", func(t *testing.T) {
+		h.clock.Advance(31 * time.Second)
+		h.m.Tick(h.ctx)
+		if _, err := fresh.Register(h.ctx); err != nil {
+			t.Fatal(err)
+		}
+		if e := h.newestAudit("POST /api/v1/agents/register"); !strings.HasPrefix(e.Detail, "joined as n1 (was lost, last seen 1m8s ago)") {
+			t.Fatalf("audit %q, want the last contact 68s before", e.Detail)
+		}
+	})
+	t.Run("the old host's attempt ends as taken over", func(t *testing.T) {
+		h.sync(fresh)
+		j := h.job(held)
+		a := j.TaskList[0].Attempts[0]
+		if a.EndState != "lost" || !strings.Contains(a.Reason, "node n1 was taken over at ") ||
+			!strings.Contains(a.Reason, "by a new agent with join token ") {
+			t.Fatalf("attempt %+v, want it lost, saying the node was taken over", a)
+		}
+	})
+}

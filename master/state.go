@@ -224,6 +224,11 @@ type mnode struct {
 	// reconcile holds attempts the master believed ran on the node but the
 	// agent did not list when it registered; the first sync settles them.
 	reconcile map[agent.TaskID]bool
+	// joinedBy is the join token whose registration took the node's name
+	// over (nodejoin.go), joinedAt when, until the first sync after it has
+	// settled what the old host ran (settleMissing); 0 otherwise.
+	joinedBy int64
+	joinedAt time.Time
 	polling   int // syncs being held
 	// lostAt is when the node was found lost or left (after a restart,
 	// from the node history: restoreLosses; zero where it has none): its
