@@ -288,19 +288,6 @@ func (ag *agents) settleMissing(ctx context.Context, n *mnode, runs map[agent.Ta
 	return nil
 }
 
-// notRunReason says why an attempt the agent of node does not run ended:
-// after a takeover by join token joined at at (0: none), that a new host
-// took the name, so that its user does not read that the node lost the
-// work on its own (trial 2026-11-29a A7); the old host's agent kills the
-// attempt if it comes back, as its credential was revoked.
-func notRunReason(node string, attempt int, joined int64, at time.Time) string {
-	if joined == 0 {
-		return fmt.Sprintf("node %s does not run attempt %d", node, attempt)
-	}
-	return fmt.Sprintf("node %s was taken over at %s by a new agent with join token %d, which does not run attempt %d; "+
-		"the old host's agent, its credential revoked, stops it if it comes back", node, msgTime(at), joined, attempt)
-}
-
 // report applies one report of an agent.
 func (ag *agents) report(ctx context.Context, n *mnode, r api.Report) error {
 	t := ag.lookup(r.Task)
