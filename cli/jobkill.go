@@ -42,9 +42,9 @@ killed.
 As scancel, it takes filters instead of IDs: -u USER, -t STATE (queued,
 pending or PD; running or R), -n NAME, -A PROJECT and --pool POOL kill
 the live jobs that match them all, as allot jobs lists them (so only
-jobs you may see), in one request, and print each job killed; a job
-already being killed is left to end. With IDs too, only the IDs that
-match are killed, and the others are named on stderr. Without IDs, at
+jobs you may see), in one request, and print each job killed and how
+many; a job already being killed is left to end. With IDs too, only
+the IDs that match are killed, and the others are named on stderr. Without IDs, at
 least one filter is needed: allot job kill alone kills nothing. Nothing
 matching is not an error. Whether you may kill a job the master decides,
 as for an ID.`
@@ -108,6 +108,11 @@ func runKills(cmd *cobra.Command, out *outputFlag, k killFilter, args []string) 
 			if err := printKilled(w, *x.Reply); err != nil {
 				return err
 			}
+		}
+	}
+	if filtered && !structured {
+		if err := printKillCount(w, replies, k); err != nil {
+			return err
 		}
 	}
 	if structured {

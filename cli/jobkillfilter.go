@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/client"
+	"github.com/allot-sched/allot/plural"
 )
 
 // killFilter is allot job kill's scancel filters (-u, -t, -n, -A,
@@ -124,4 +126,18 @@ func idList(ids []int64) string {
 		return "job " + s[0]
 	}
 	return "jobs " + strings.Join(s, ", ")
+}
+
+// printKillCount ends a filtered kill's list with how many jobs it
+// killed, as the filters chose them: "2 jobs killed (-u bo -t queued)";
+// jobs that had ended meanwhile are not counted.
+func printKillCount(w io.Writer, replies []api.KillReply, k killFilter) error {
+	n := 0
+	for _, r := range replies {
+		if !r.AlreadyEnded {
+			n++
+		}
+	}
+	_, err := fmt.Fprintf(w, "%s killed (%s)\n", plural.Count(n, "job"), k)
+	return err
 }
