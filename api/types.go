@@ -54,6 +54,10 @@ type Job struct {
 	// counts from its first placement), as squeue's START_TIME of a
 	// running job; absent while no task holds any.
 	StartedAt *time.Time `json:"started_at,omitempty"`
+	// Nodes, while the job holds GPUs, are the nodes its open attempts
+	// have parts on, in name order (squeue's NODELIST); absent while
+	// no task holds any. CompactNodes writes them as "n[1-3,5]".
+	Nodes []string `json:"nodes,omitempty"`
 	// EnvironmentHidden says Environment's values were withheld: they
 	// are for the job's owner and admins alone (they may hold secrets,
 	// such as API tokens), and anyone else who may read the job gets the

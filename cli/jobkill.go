@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -13,13 +15,14 @@ import (
 
 func newJobKillCmd() *cobra.Command {
 	var out outputFlag
+	var k killFilter
 	cmd := &cobra.Command{
-		Use:               "kill ID [ID...]",
-		Short:             "Kill jobs' tasks",
-		Example:           "  allot job kill 12\n  allot job kill 12 13 14\n  allot job kill 12 -o json",
-		Args:              cobra.MinimumNArgs(1),
+		Use:   "kill [ID...]",
+		Short: "Kill jobs' tasks: by ID, or the live jobs of a user, state, name, project or pool",
+		Example: "  allot job kill 12\n  allot job kill 12 13 14\n  allot job kill 12 -o json\n" +
+			"  allot job kill -u bo -t PD\n  allot job kill -n sweep -A vision",
 		ValidArgsFunction: completeJobID,
-		RunE:              func(cmd *cobra.Command, args []string) error { return runKills(cmd, &out, args) },
+		RunE:              func(cmd *cobra.Command, args []string) error { return runKills(cmd, &out, k, args) },
 		// Slurm's and Kubernetes' words for it.
 		SuggestFor: []string{"cancel", "scancel"},
 	}
@@ -34,16 +37,34 @@ not yours) is reported and the others are still killed; the command
 then exits 1. -o json and yaml print the
 master's reply: the job's fields and, for a job that had already ended,
 "already_ended": true; for several IDs, a list of the replies of the jobs
-killed.`
+killed.
+
+As scancel, it takes filters instead of IDs: -u USER, -t STATE (queued,
+pending or PD; running or R), -n NAME, -A PROJECT and --pool POOL kill
+the live jobs that match them all, as allot jobs lists them (so only
+jobs you may see), in one request, and print each job killed and how
+many; a job already being killed is left to end. With IDs too, only
+the IDs that match are killed, and the others are named on stderr. Without IDs, at
+least one filter is needed: allot job kill alone kills nothing. Nothing
+matching is not an error. Whether you may kill a job the master decides,
+as for an ID.`
 	out.register(cmd)
+	k.register(cmd)
 	return cmd
 }
 
 // runKills kills each job of args in turn, going on past the ones the
 // master refuses, and fails at the end if any was refused.
-func runKills(cmd *cobra.Command, out *outputFlag, args []string) error {
+func runKills(cmd *cobra.Command, out *outputFlag, k killFilter, args []string) error {
 	if err := out.check(); err != nil {
 		return err
+	}
+	if err := k.check(); err != nil {
+		return err
+	}
+	if len(args) == 0 && k.empty() {
+		return &usageError{cmd: cmd.CommandPath(), err: errors.New("expected a job ID or a filter (allot job kill ID [ID...], " +
+			"or -u USER, -t STATE, -n NAME, -A PROJECT, --pool POOL): without either it kills nothing")}
 	}
 	ids := make([]int64, len(args))
 	for i, a := range args {
@@ -57,9 +78,19 @@ func runKills(cmd *cobra.Command, out *outputFlag, args []string) error {
 	if err != nil {
 		return err
 	}
+	filtered := !k.empty()
+	if filtered {
+		var ok bool
+		if ids, ok, err = resolveKills(cmd, c, k, ids); !ok || err != nil {
+			if err == nil && (out.format == outputJSON || out.format == outputYAML) {
+				_, err = out.structured(cmd.OutOrStdout(), []api.KillReply{})
+			}
+			return err
+		}
+	}
 	w := cmd.OutOrStdout()
 	structured := out.format == outputJSON || out.format == outputYAML
-	results, err := kills(cmd, c, ids)
+	results, err := kills(cmd, c, ids, filtered)
 	if err != nil {
 		return err
 	}
@@ -79,10 +110,15 @@ func runKills(cmd *cobra.Command, out *outputFlag, args []string) error {
 			}
 		}
 	}
+	if filtered && !structured {
+		if err := printKillCount(w, replies, k); err != nil {
+			return err
+		}
+	}
 	if structured {
 		// One ID keeps the one reply it always printed; several, a list.
 		var v any = replies
-		if len(ids) == 1 {
+		if len(ids) == 1 && !filtered {
 			v = replies[0]
 		}
 		if _, err := out.structured(w, v); err != nil {
@@ -96,15 +132,26 @@ func runKills(cmd *cobra.Command, out *outputFlag, args []string) error {
 }
 
 // kills kills the jobs ids: one job by POST /jobs/{id}/kill, whose
-// refusal is the command's error; several in one POST /jobs/kill, so
+// refusal is the command's error; several, or those a filter chose
+// (batch), in one POST /jobs/kill, so
 // that no scheduling pass runs between their kills (killing a blocked
 // job would otherwise let the master start another job of the list
 // before its kill came), each with its own result.
-func kills(cmd *cobra.Command, c *client.Client, ids []int64) ([]api.KillResult, error) {
+func kills(cmd *cobra.Command, c *client.Client, ids []int64, batch bool) ([]api.KillResult, error) {
 	ctx, cancel := requestContext(cmd)
 	defer cancel()
-	if len(ids) > 1 {
-		return c.KillJobs(ctx, ids)
+	if len(ids) > 1 || batch {
+		// The master takes up to maxKillBatch IDs a request; a filter
+		// may match more.
+		var all []api.KillResult
+		for chunk := range slices.Chunk(ids, maxKillBatch) {
+			rs, err := c.KillJobs(ctx, chunk)
+			if err != nil {
+				return all, err
+			}
+			all = append(all, rs...)
+		}
+		return all, nil
 	}
 	r, err := c.Kill(ctx, ids[0])
 	if err != nil {
@@ -112,6 +159,10 @@ func kills(cmd *cobra.Command, c *client.Client, ids []int64) ([]api.KillResult,
 	}
 	return []api.KillResult{{ID: ids[0], Reply: &r}}, nil
 }
+
+// maxKillBatch is how many IDs one POST /jobs/kill takes (the master's
+// maxKillJobs).
+const maxKillBatch = 1000
 
 // printKilled says what a kill did: killed the job, or nothing, as the
 // job had already ended (the master's already_ended).

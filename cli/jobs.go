@@ -208,6 +208,7 @@ func printJobs(w io.Writer, jobs []api.Job, filter client.JobFilter, f jobsFlags
 	header := []string{"POS", "ID", "NAME", "STATE", "POOL", "PROJECT", "SLOTS", "TASKS", "START", "REASON"}
 	if f.out.wide() {
 		header = slices.Insert(header, 6, "USER", "PRIORITY", "WEIGHT", "AGE")
+		header = slices.Insert(header, len(header)-1, wideRunHeader...)
 	}
 	t := newTable(w, header...)
 	for _, j := range shown {
@@ -219,6 +220,7 @@ func printJobs(w io.Writer, jobs []api.Job, filter client.JobFilter, f jobsFlags
 			fmt.Sprintf("%d/%d", j.Running, j.Tasks), startText(j, f.estimate), orDash(jobReason(j))}
 		if f.out.wide() {
 			row = slices.Insert(row, 6, orDash(j.User), listedPriority(j), strconv.FormatFloat(j.Weight, 'g', -1, 64), age(j.SubmittedAt))
+			row = slices.Insert(row, len(row)-1, wideRunCells(j, now())...)
 		}
 		t.row(row...)
 	}

@@ -134,10 +134,10 @@ func TestJobs(t *testing.T) {
 		{name: "node", args: []string{"jobs", "--node", "dgx-2"}, out: `POS  ID  NAME          STATE    POOL      PROJECT  SLOTS  TASKS  START  REASON
 -    3   llm-pretrain  running  research  vision   8      2/2    -      -
 `},
-		{name: "wide", args: []string{"jobs", "-o", "wide"}, out: `POS  ID  NAME          STATE    POOL      PROJECT  USER  PRIORITY     WEIGHT  AGE  SLOTS  TASKS  START         REASON
--    3   llm-pretrain  running  research  vision   ana   20 (HIGH)    1       0s   8      2/2    -             -
-1    5   asha          queued   research  nlp      bo    42 (NORMAL)  2.5     0s   1      4/20   ~in 1h to 2h  needs 1 slot, 0 free
-2    6   notebook      queued   batch     vision   ana   30 (NORMAL)  1       0s   1      0/1    -             behind job 5
+		{name: "wide", args: []string{"jobs", "-o", "wide"}, out: `POS  ID  NAME          STATE    POOL      PROJECT  USER  PRIORITY     WEIGHT  AGE  SLOTS  TASKS  START         ELAPSED  LIMIT  ENDS  NODES  REASON
+-    3   llm-pretrain  running  research  vision   ana   20 (HIGH)    1       0s   8      2/2    -             -        -      -     -      -
+1    5   asha          queued   research  nlp      bo    42 (NORMAL)  2.5     0s   1      4/20   ~in 1h to 2h  -        -      -     -      needs 1 slot, 0 free
+2    6   notebook      queued   batch     vision   ana   30 (NORMAL)  1       0s   1      0/1    -             -        -      -     -      behind job 5
 `},
 		{name: "squeue's pending and -u", args: []string{"jobs", "--project", "vision", "-u", "ana", "--state", "pending"}, out: `POS  ID  NAME      STATE   POOL   PROJECT  SLOTS  TASKS  START  REASON
 2    6   notebook  queued  batch  vision   1      0/1    -      behind job 5

@@ -18,6 +18,7 @@ type k8sDevFlags struct {
 	sample   bool
 	schedule bool
 	logLevel string
+	ports    k8sDevPorts
 }
 
 func newK8sDevCmd() *cobra.Command {
@@ -36,14 +37,20 @@ curl and how to see where they were bound.
 
 No kubelet runs: binding a pod records its node (spec.nodeName) and
 nothing starts; pods stay Pending. SIGINT (Ctrl-C) or SIGTERM stops the
-scheduler and the servers and removes the directory. See
+scheduler and the servers and removes the directory. The servers listen
+on 127.0.0.1 only, on free ports unless --api-port, --etcd-port and
+--etcd-peer-port fix them; a fixed port in use is refused at once. See
 docs/kubernetes.md.`,
 		Example: `  ./scripts/k8s-test-bins && allot k8s-dev
-  allot k8s-dev --nodes 4 --gpus 4`,
+  allot k8s-dev --nodes 4 --gpus 4
+  allot k8s-dev --api-port 6443`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.opts.Nodes < 1 || f.opts.GPUs < 1 {
 				return usageErrorf("--nodes and --gpus: expected at least 1")
+			}
+			if err := f.ports.check(); err != nil {
+				return err
 			}
 			ctx, stop := stopOnSignals(cmd, "etcd and kube-apiserver die with this process; its temporary directory is left")
 			defer stop()
@@ -57,6 +64,7 @@ docs/kubernetes.md.`,
 	fl.BoolVar(&f.sample, "sample", true, "submit one sample pod at start")
 	fl.BoolVar(&f.schedule, "scheduler", true, "run Allot's scheduler in this process; false: run allot k8s-scheduler --kubeconfig yourself")
 	fl.StringVar(&f.logLevel, "log-level", "info", "log level of the scheduler: debug, info, warn or error")
+	f.ports.register(cmd)
 	return cmd
 }
 
@@ -66,7 +74,7 @@ func runK8sDev(ctx context.Context, stdout, stderr io.Writer, f k8sDevFlags) (er
 		return usageErrorf("%v", err)
 	}
 	fmt.Fprintln(stderr, "starting etcd and kube-apiserver (up to a minute) ...")
-	srv, err := localapi.Start()
+	srv, err := localapi.StartWith(f.ports.ports)
 	if err != nil {
 		return err
 	}

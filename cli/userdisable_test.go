@@ -30,8 +30,8 @@ func TestDisableSaysJobsRunOn(t *testing.T) {
 	cases := []struct {
 		verb, user, want string
 	}{
-		{"disable", "ana", "User ana disabled; the user's 2 queued or running jobs are left as they are (allot jobs --user ana; allot job kill ID stops one)\n"},
-		{"disable", "bo", "User bo disabled; the user's 1 queued or running job is left as it is (allot jobs --user bo; allot job kill ID stops one)\n"},
+		{"disable", "ana", "User ana disabled; the user's 2 queued or running jobs are left as they are (allot jobs --user ana; allot job kill -u ana stops them)\n"},
+		{"disable", "bo", "User bo disabled; the user's 1 queued or running job is left as it is (allot jobs --user bo; allot job kill -u bo stops them)\n"},
 		{"disable", "cy", "User cy disabled\n"},
 		{"enable", "ana", "User ana enabled\n"},
 	}

@@ -279,8 +279,8 @@ func liveJobsNote(ctx context.Context, c *client.Client, user string) string {
 	if len(jobs) == 1 {
 		left = "is left as it is"
 	}
-	return fmt.Sprintf("; the user's %d queued or running %s %s (allot jobs --user %s; allot job kill ID stops one)",
-		len(jobs), plural.Noun(len(jobs), "job"), left, user)
+	return fmt.Sprintf("; the user's %d queued or running %s %s (allot jobs --user %s; allot job kill -u %s stops them)",
+		len(jobs), plural.Noun(len(jobs), "job"), left, user, user)
 }
 
 // mutate is the body of a command that makes one change and prints what

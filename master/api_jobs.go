@@ -248,12 +248,14 @@ func (ja *jobsAPI) handleListJobs(w http.ResponseWriter, r *http.Request) {
 		if missing {
 			ja.notePartial(w, partialEnded) // outageread.go
 		}
-		ja.redactorFor(r).jobs(page.Jobs) // redact.go
-		ja.notePaused(w)                  // outageread.go
+		ja.notePreemptedElsewhere(r.Context(), page.Jobs) // readview_elsewhere.go
+		ja.redactorFor(r).jobs(page.Jobs)                 // redact.go
+		ja.notePaused(w)                                  // outageread.go
 		writeJSON(w, http.StatusOK, page)
 		return
 	}
 	out := ja.liveJobs(sel)
+	ja.notePreemptedElsewhere(r.Context(), out) // readview_elsewhere.go
 	// An ended job has no task on any node, so --node lists live jobs only.
 	if tf, ok := endedFilter(sel.f); ok && sel.node == "" {
 		tf.Projects, tf.OrUser = visibleTo(principalOf(r))
@@ -393,6 +395,7 @@ func (ja *jobsAPI) handleGetJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	view.TaskList = taskViews(tasks, atts)
+	ja.notePreemptedElsewhereOf(r.Context(), &view) // readview_elsewhere.go
 	if err := ja.preemptedBy(r.Context(), &view); err != nil && !ja.partial(w, err, partialJob) {
 		ja.fail(w, err)
 		return

@@ -33,6 +33,7 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	ja.notePreemptedElsewhereOf(r.Context(), &view) // readview_elsewhere.go
 	ja.m.lock()
 	x, ahead := ja.explain(view)
 	planned := reservedAt(ja.m, view.ID) // explainplanned.go

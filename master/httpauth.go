@@ -250,7 +250,7 @@ func (ac *access) authenticate(next http.Handler) http.Handler {
 			// user:NAME, node:NAME or join-token:ID, not anonymous.
 			ri.cred = e.cred
 			markRevokedNode(w, e.cred) // for the agent: it no longer holds the node
-			ac.refuse(w, r, &auth.Error{Status: http.StatusUnauthorized, Msg: err.Error() + hint})
+			ac.refuse(w, r, &auth.Error{Status: http.StatusUnauthorized, Msg: deadCredMessage(path, e.cred, err, hint)})
 			return
 		}
 		if err != nil {
@@ -300,7 +300,7 @@ func (ac *access) admits(r *http.Request, e credEntry) *auth.Error {
 		return nil
 	case e.cred.Kind != store.CredUser:
 		return &auth.Error{Status: http.StatusForbidden,
-			Msg: fmt.Sprintf("a %s credential cannot use the API: send a user's API token", e.cred.Kind)}
+			Msg: credKindText(e.cred) + ", which serves the agents' protocol only, not the API: " + userTokenHint}
 	}
 	ri.principal = auth.PrincipalOf(e.user)
 	return nil

@@ -95,6 +95,10 @@ type jobRead struct {
 	// preempting is its tasks being preempted, nil when none is
 	// (readview_preempting.go).
 	preempting *api.Preempting
+	// preemptGPUs are the GPUs ("node/index") of the attempt of the task
+	// that preempting reports, which the note of a job that took other
+	// GPUs reads (readview_elsewhere.go); nil when none is preempted.
+	preemptGPUs map[string]bool
 }
 
 // taskPart is one part not yet exited: its task's index and its node,
@@ -128,7 +132,7 @@ var verifyReads func(difference string)
 func captureJob(j *mjob) *jobRead {
 	r := &jobRead{rec: j.rec, tasks: len(j.tasks), active: j.active(), queued: j.count.get(store.TaskQueued),
 		ownOnPreempt: j.spec.onPreempt, ownMaxRetries: j.spec.maxRetries, startMF: j.startMF, resizing: resizingOf(j),
-		moving: movingOf(j), preempting: preemptingOf(j)}
+		moving: movingOf(j), preempting: preemptingOf(j), preemptGPUs: preemptingGPUs(j)}
 	if j.pending != nil {
 		p := *j.pending
 		p.p.Nodes = nil // owned by the core, and no view shows it

@@ -41,6 +41,7 @@ func (ja *jobsAPI) jobView(v *readView, j *jobRead, now time.Time) api.Job {
 	showResizing(&out, j, lost != "")                 // readview_resizing.go
 	showMoving(&out, j, lost != "")                   // readview_moving.go
 	showPreempting(&out, j, lost != "")               // readview_preempting.go
+	showRunning(&out, j)                              // readview_running.go
 	pos := v.positions()[j.rec.ID]
 	out.Position = pos
 	if j.pending == nil && j.active > 0 {

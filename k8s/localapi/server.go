@@ -34,11 +34,22 @@ type Server struct {
 	dir    string
 	etcd   *exec.Cmd
 	api    *exec.Cmd
+	ports  Ports
 }
 
 // Start runs etcd and kube-apiserver in a new temporary directory. Stop
 // ends them and removes the directory.
-func Start() (*Server, error) {
+func Start() (*Server, error) { return StartWith(Ports{}) }
+
+// Ports are the loopback ports the servers listen on; 0 picks a free one.
+type Ports struct {
+	API      int // kube-apiserver's secure port
+	Etcd     int // etcd's client port
+	EtcdPeer int // etcd's peer port
+}
+
+// StartWith is Start on the given ports.
+func StartWith(ports Ports) (*Server, error) {
 	apiBin, err := find(EnvAPIServer, "kube-apiserver")
 	if err != nil {
 		return nil, err
@@ -51,7 +62,7 @@ func Start() (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("temp dir: %w", err)
 	}
-	s := &Server{dir: dir}
+	s := &Server{dir: dir, ports: ports}
 	if err := s.start(etcdBin, apiBin); err != nil {
 		return nil, errors.Join(err, s.Stop())
 	}
@@ -67,7 +78,7 @@ func (s *Server) start(etcdBin, apiBin string) error {
 }
 
 func (s *Server) startEtcd(bin string) (string, error) {
-	client, peer := freePort(), freePort()
+	client, peer := portOr(s.ports.Etcd), portOr(s.ports.EtcdPeer)
 	if client == 0 || peer == 0 {
 		return "", errors.New("no free port for etcd")
 	}
@@ -89,7 +100,7 @@ func (s *Server) startAPI(bin, etcdURL string) error {
 	if err != nil {
 		return err
 	}
-	port := freePort()
+	port := portOr(s.ports.API)
 	if port == 0 {
 		return errors.New("no free port for kube-apiserver")
 	}
@@ -224,6 +235,14 @@ func (s *Server) Stop() error {
 }
 
 // freePort returns a port that was free a moment ago, or 0.
+// portOr is port, or a free one for 0.
+func portOr(port int) int {
+	if port != 0 {
+		return port
+	}
+	return freePort()
+}
+
 func freePort() int {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

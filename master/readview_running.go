@@ -1,0 +1,43 @@
+package master
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/store"
+)
+
+// A running job's reason. The store keeps "a task started" for every
+// running job (settleJob), which said nothing a list did not show in
+// its state: every running job read the same (trial r R12). The views
+// say where and since when it runs instead: "on n[1-2] since 2026-11-28
+// 22:01:17 UTC". The stored reason stays as it is, which the replays and
+// the history read; a reason that says more (a kill, a lost node, a
+// resize, a move, a preemption) is left as those set it.
+
+// startedReason is what settleJob stores as a running job's reason.
+const startedReason = "a task started"
+
+// showRunning gives the view of a running job its nodes, and, where its
+// reason is the stored startedReason, says where and since when it runs.
+func showRunning(out *api.Job, j *jobRead) {
+	if len(j.nodes) > 0 {
+		out.Nodes = slices.Clone(j.nodes)
+	}
+	if j.rec.State != store.JobRunning || out.Reason != startedReason || len(j.nodes) == 0 || j.startedAt.IsZero() {
+		return
+	}
+	out.Reason = runningReason(j.nodes, j)
+}
+
+// runningReason is "on n2 since 2026-11-28 22:01:17 UTC" (the first
+// start of its open attempts), with "2 of 16 tasks" first for a job of
+// several whose tasks do not all hold GPUs (an experiment's trials).
+func runningReason(nodes []string, j *jobRead) string {
+	s := "on " + api.CompactNodes(nodes) + " since " + msgTime(j.startedAt)
+	if j.tasks > 1 && j.holding < j.tasks {
+		s = fmt.Sprintf("%d of %d tasks %s", j.holding, j.tasks, s)
+	}
+	return s
+}

@@ -1,0 +1,91 @@
+package master
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/master/mastertest"
+	"github.com/allot-sched/allot/store"
+)
+
+// TestRunningJobView: a running job's view names its nodes and says
+// where and since when it runs, in GET /jobs/{id} and in the list, not
+// the stored "a task started" that every running job had (trial r R12);
+// the store keeps that.
+func TestRunningJobView(t *testing.T) {
+	h := newHarness(t)
+	h.opt.Config = mustConfig(t, features)
+	h.start()
+	a := &mastertest.Agent{Master: h.srv.URL, Token: h.join, Name: "p1", Pool: "prio", GPUs: 2}
+	if _, err := a.Register(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	id := h.submit(`{"name": "run", "pool": "prio", "entrypoint": "e", "resources": {"slots": 2}}`)
+	h.step()
+	h.sync(a, a)
+	one := h.job(id)
+	var list []api.Job
+	if code := h.do("GET", "/api/v1/jobs", nil, &list); code != 200 {
+		t.Fatalf("list: %d", code)
+	}
+	if len(list) != 1 {
+		t.Fatalf("list: %d jobs, want 1", len(list))
+	}
+	for name, j := range map[string]api.Job{"job": one, "list": list[0]} {
+		t.Run(name, func(t *testing.T) {
+			if j.State != "running" || j.StartedAt == nil {
+				t.Fatalf("state %s, started %v; want running with a start", j.State, j.StartedAt)
+			}
+			if want := "on p1 since " + msgTime(*j.StartedAt); j.Reason != want {
+				t.Errorf("reason %q, want %q", j.Reason, want)
+			}
+			if !slices.Equal(j.Nodes, []string{"p1"}) {
+				t.Errorf("nodes %q, want [p1]", j.Nodes)
+			}
+		})
+	}
+	rec, err := h.st.Job(h.ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Reason != startedReason {
+		t.Errorf("stored reason %q, want %q", rec.Reason, startedReason)
+	}
+}
+
+func TestRunningReason(t *testing.T) {
+	at := time.Date(2026, 11, 28, 22, 1, 17, 0, time.UTC)
+	cases := []struct {
+		name   string
+		j      jobRead
+		reason string // "" for the stored one kept
+	}{
+		{"one task", jobRead{rec: store.Job{State: store.JobRunning, Reason: startedReason}, tasks: 1, holding: 1,
+			nodes: []string{"n2"}, startedAt: at}, "on n2 since 2026-11-28 22:01:17 UTC"},
+		{"a gang on three nodes", jobRead{rec: store.Job{State: store.JobRunning, Reason: startedReason}, tasks: 1, holding: 1,
+			nodes: []string{"n1", "n2", "n3"}, startedAt: at}, "on n[1-3] since 2026-11-28 22:01:17 UTC"},
+		{"trials, some waiting", jobRead{rec: store.Job{State: store.JobRunning, Reason: startedReason}, tasks: 16, holding: 4,
+			nodes: []string{"n1", "n2"}, startedAt: at}, "4 of 16 tasks on n[1-2] since 2026-11-28 22:01:17 UTC"},
+		{"another reason kept", jobRead{rec: store.Job{State: store.JobRunning, Reason: "being killed"}, tasks: 1, holding: 1,
+			nodes: []string{"n2"}, startedAt: at}, ""},
+		{"queued", jobRead{rec: store.Job{State: store.JobQueued, Reason: "no task holds slots"}, tasks: 1}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := api.Job{Reason: c.j.rec.Reason}
+			showRunning(&out, &c.j)
+			want := c.reason
+			if want == "" {
+				want = c.j.rec.Reason
+			}
+			if out.Reason != want {
+				t.Errorf("reason %q, want %q", out.Reason, want)
+			}
+			if !slices.Equal(out.Nodes, c.j.nodes) {
+				t.Errorf("nodes %q, want %q", out.Nodes, c.j.nodes)
+			}
+		})
+	}
+}
