@@ -47,6 +47,50 @@ func TestMixedSizeGang(t *testing.T) {
 	}
 }
 
+// TestOneNodeTaskDoesNotSpan: a task that one node of the pool holds
+// waits for such a node, reason fragmented, rather than run split over a
+// partly used 8-GPU node and a free 4-GPU one, its entrypoint once per
+// node, which a program written for one machine's 8 GPUs does not expect
+// (trial 2026-11-29a A13); one larger than every node still mixes sizes.
+func TestOneNodeTaskDoesNotSpan(t *testing.T) {
+	tests := []struct {
+		name   string
+		slots  int
+		starts string // placement, or "" when it must wait
+	}{
+		{"8 fits the 8-GPU node: it waits", 8, ""},
+		{"6 fits the 8-GPU node's free 6", 6, "big:6"},
+		{"10 fits no node: whole 4 and the 8's remainder", 10, "small:4,big:6"},
+	}
+	for _, pol := range []Policy{PolicyFIFO, PolicyPriority, PolicyBackfill} {
+		for _, tc := range tests {
+			t.Run(string(pol)+"/"+tc.name, func(t *testing.T) {
+				b := newCluster(t).pool("gpu", pol).node("gpu", "big", 8, "h100").node("gpu", "small", 4, "h100")
+				other := b.job("other", slots(2), timeLimit(3600), waiting(0))
+				b.running(other, on("big", 2), start(0))
+				j := b.job("task", slots(tc.slots), timeLimit(3600))
+				s := b.snapshot()
+				p := mustSchedule(t, s)
+				got := startPlacements(s, &p, j)
+				if tc.starts == "" {
+					if len(got) != 0 {
+						t.Fatalf("started %v, want none\n%s", got, fmtPlan(s, &p))
+					}
+					want := ReasonFragmented
+					if pol == PolicyBackfill {
+						want = ReasonReserved // the head's reservation, on the 8-GPU node
+					}
+					mustPending(t, s, &p, j, want)
+					return
+				}
+				if len(got) != 1 || got[0] != tc.starts {
+					t.Fatalf("placements %v, want [%s]\n%s", got, tc.starts, fmtPlan(s, &p))
+				}
+			})
+		}
+	}
+}
+
 // TestFeasible checks the submit-time check's answers and messages.
 func TestFeasible(t *testing.T) {
 	s := &Snapshot{

@@ -25,11 +25,13 @@ func (st *state) find(r *request, out []NodeSlots) ([]NodeSlots, bool) {
 		return out, false
 	}
 	bestG, bestPos, bestF := int32(-1), int32(-1), int32(-1)
+	fits := false // some node of the pool holds the task alone
 	for _, gi := range st.poolGroups[r.pool] {
 		g := &st.groups[gi]
 		if g.size < r.slots || !st.matches(g, r) {
 			continue
 		}
+		fits = true
 		pos, f := st.single(g, r)
 		if pos < 0 {
 			continue
@@ -41,6 +43,14 @@ func (st *state) find(r *request, out []NodeSlots) ([]NodeSlots, bool) {
 	if bestG >= 0 {
 		n := st.groups[bestG].nodes[bestPos]
 		return append(out, NodeSlots{Node: n, Slots: r.slots}), true
+	}
+	if fits {
+		// A task that one node of the pool holds waits for such a node:
+		// split over nodes it would run its entrypoint once per node,
+		// which a program written for one machine's GPUs does not
+		// expect (trial 2026-11-29a A13; Determined places a trial that
+		// fits one agent on one agent, and a Slurm task never spans).
+		return out, false
 	}
 	return st.gang(r, out)
 }

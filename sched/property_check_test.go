@@ -369,6 +369,7 @@ func oracleFits(s *Snapshot, free, zero []int, j *Job) bool {
 	}
 	whole := map[key]int{}
 	partial := map[key]int{} // the largest free count below the size
+	holds := false           // some node of the pool holds a task alone
 	for n := range s.Nodes {
 		if !ok(n) {
 			continue
@@ -376,6 +377,7 @@ func oracleFits(s *Snapshot, free, zero []int, j *Job) bool {
 		if free[n] >= j.Slots {
 			return true
 		}
+		holds = holds || s.Nodes[n].Slots >= j.Slots
 		k := key{s.Nodes[n].GPU, s.Nodes[n].Slots, ""}
 		if j.Topology == TopologyRequired && labelled[k] {
 			k.domain = "switch " + s.Nodes[n].Switch
@@ -385,6 +387,9 @@ func oracleFits(s *Snapshot, free, zero []int, j *Job) bool {
 		} else {
 			partial[k] = max(partial[k], free[n])
 		}
+	}
+	if holds {
+		return false // such a task waits for a node: it spans none
 	}
 	for k, w := range whole {
 		if k.size == 0 || k.size >= j.Slots {
