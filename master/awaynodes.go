@@ -93,16 +93,16 @@ func (v *awayView) waitsFor(e *sched.Job) []awayNode {
 	return named
 }
 
-// message is the pending message of job e of snapshot pool pool, which
-// waits for away (waitsFor): what the nodes up hold, then which nodes
-// are away since when, and what it waits for.
+// message is the pending message of job e, which waits for away
+// (waitsFor): what the nodes up hold, then which nodes are away since
+// when, and what it waits for.
 func (v *awayView) message(e *sched.Job, away []awayNode) string {
 	return upHoldPhrase(v.snap, e) + "; " + awayPhrase(away) + ": it waits for " + returnPhrase(away) +
 		", or for another node that can hold its task to join"
 }
 
-// counterfactual is explain's "what would let it start now" of job e,
-// which waits for away.
+// awayCounterfactual is explain's "what would let it start now" of a
+// job that waits for away (awayView.waitsFor): not "never".
 func awayCounterfactual(away []awayNode) *api.Counterfactual {
 	return &api.Counterfactual{Message: "It cannot start on the nodes up now: it waits for " + returnPhrase(away) +
 		" (" + awayStates(away) + "), or for another node that can hold its task to join."}
@@ -226,4 +226,22 @@ func returnPhrase(away []awayNode) string {
 		names = append(names, a.name)
 	}
 	return "nodes " + andList(names) + " to come back"
+}
+
+// noNodeUp is the counterfactual of a job whose pool has no node up at
+// all but nodes that left or are lost, nil otherwise: no node "can hold
+// its task" would read as a job too big for nodes that are only away.
+func (f *cfFacts) noNodeUp(e *sched.Job) *api.Counterfactual {
+	s := f.s
+	if e.Pool < 0 || e.Pool >= len(s.Pools) || slices.ContainsFunc(s.Nodes, func(n sched.Node) bool { return n.Pool == e.Pool }) {
+		return nil
+	}
+	gone := ""
+	if f.gone != nil {
+		gone = f.gone(s.Pools[e.Pool].Name)
+	}
+	if gone == "" {
+		return nil // a pool no node ever joined: Feasible says so
+	}
+	return &api.Counterfactual{Message: "It cannot start now: " + noNodeUpMessage(s.Pools[e.Pool].Name, gone) + "."}
 }

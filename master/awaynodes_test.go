@@ -128,3 +128,38 @@ func loseN1(h *harness, n1, n4 *mastertest.Agent) {
 		h.t.Fatal("n1 is not lost")
 	}
 }
+
+// TestAwayPhrases: the nodes a job waits for are named with their GPUs
+// and since when, three, then a count; one lost before the master
+// started says so.
+func TestAwayPhrases(t *testing.T) {
+	at := time.Date(2026, 11, 29, 1, 37, 5, 0, time.UTC)
+	node := func(name string, state store.NodeState, since time.Time) awayNode {
+		return awayNode{name: name, state: state, since: since, heard: at.Add(-time.Minute), node: sched.Node{Name: name, Slots: 8}}
+	}
+	for _, tt := range []struct {
+		name         string
+		away         []awayNode
+		phrase, back string
+	}{
+		{"one lost", []awayNode{node("n1", store.NodeLost, at)},
+			"its node n1 (8 GPUs) is lost since 01:37:05 (no word from its agent since 01:36:05)", "n1 to come back"},
+		{"lost before the master started", []awayNode{node("n1", store.NodeLost, time.Time{})},
+			"its node n1 (8 GPUs) is lost since before the master started (no word from its agent since 01:36:05)", "n1 to come back"},
+		{"lost and left", []awayNode{node("n1", store.NodeLost, at), node("n2", store.NodeLeft, at)},
+			"its nodes n1 (8 GPUs, lost since 01:37:05) and n2 (8 GPUs, left at 01:37:05) are not up", "nodes n1 and n2 to come back"},
+		{"five", []awayNode{node("a", store.NodeLost, at), node("b", store.NodeLost, at), node("c", store.NodeLost, at),
+			node("d", store.NodeLost, at), node("e", store.NodeLost, at)},
+			"its nodes a (8 GPUs, lost since 01:37:05), b (8 GPUs, lost since 01:37:05), c (8 GPUs, lost since 01:37:05) and 2 more are not up",
+			"nodes a, b, c and 2 more to come back"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := awayPhrase(tt.away); got != tt.phrase {
+				t.Errorf("awayPhrase = %q\nwant %q", got, tt.phrase)
+			}
+			if got := returnPhrase(tt.away); got != tt.back {
+				t.Errorf("returnPhrase = %q, want %q", got, tt.back)
+			}
+		})
+	}
+}

@@ -166,24 +166,6 @@ func (f *cfFacts) counterfactual(ji int) *api.Counterfactual {
 	return cf
 }
 
-// noNodeUp is the counterfactual of a job whose pool has no node up at
-// all but nodes that left or are lost, nil otherwise: no node "can hold its task" would read as a
-// job too big for nodes that are only away.
-func (f *cfFacts) noNodeUp(e *sched.Job) *api.Counterfactual {
-	s := f.s
-	if e.Pool < 0 || e.Pool >= len(s.Pools) || slices.ContainsFunc(s.Nodes, func(n sched.Node) bool { return n.Pool == e.Pool }) {
-		return nil
-	}
-	gone := ""
-	if f.gone != nil {
-		gone = f.gone(s.Pools[e.Pool].Name)
-	}
-	if gone == "" {
-		return nil // a pool no node ever joined: Feasible says so
-	}
-	return &api.Counterfactual{Message: "It cannot start now: " + noNodeUpMessage(s.Pools[e.Pool].Name, gone) + "."}
-}
-
 // jobLabel names a job in a message as the CLI names jobs: "10 (big)";
 // a dry run's job (no number yet) by its name.
 func jobLabel(rec store.Job) string {
