@@ -432,18 +432,30 @@ type HistoryPage struct {
 
 // Pool is a pool and its load.
 type Pool struct {
-	Name         string `json:"name"`
-	Policy       string `json:"policy"`
-	Preemption   bool   `json:"preemption"`
-	Backfill     bool   `json:"backfill"`
-	Placement    string `json:"placement,omitempty"`
-	GraceS       int64  `json:"grace_s"`      // preemption grace period
-	KillGraceS   int64  `json:"kill_grace_s"` // kill_grace: from a kill's SIGTERM to its SIGKILL
-	Nodes        int    `json:"nodes"`
-	Slots        int    `json:"slots"`
-	Used         int    `json:"used"`
-	QueuedJobs   int    `json:"queued_jobs"`
-	RunningTasks int    `json:"running_tasks"`
+	Name       string `json:"name"`
+	Policy     string `json:"policy"`
+	Preemption bool   `json:"preemption"`
+	Backfill   bool   `json:"backfill"`
+	Placement  string `json:"placement,omitempty"`
+	GraceS     int64  `json:"grace_s"`      // preemption grace period
+	KillGraceS int64  `json:"kill_grace_s"` // kill_grace: from a kill's SIGTERM to its SIGKILL
+	// Nodes and Slots count the pool's nodes that are up, drained ones
+	// too, and their slots.
+	Nodes int `json:"nodes"`
+	// DrainedNodes is how many of Nodes are drained or leaving: up,
+	// running their tasks, taking no new work.
+	DrainedNodes int `json:"drained_nodes,omitempty"`
+	// LostNodes and LeftNodes count the pool's nodes that are not up,
+	// outside Nodes and Slots: lost (no word from its agent past
+	// agent_timeout; it may come back any time, its tasks held for
+	// lost_node_grace) and left (its agent shut down). A deleted node is
+	// no longer the pool's.
+	LostNodes    int `json:"lost_nodes,omitempty"`
+	LeftNodes    int `json:"left_nodes,omitempty"`
+	Slots        int `json:"slots"`
+	Used         int `json:"used"`
+	QueuedJobs   int `json:"queued_jobs"`
+	RunningTasks int `json:"running_tasks"`
 	// Reservations are the starts that the last scheduling pass reserved
 	// for waiting jobs of the pool, earliest first.
 	Reservations []Reservation `json:"reservations,omitempty"`

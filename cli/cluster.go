@@ -184,7 +184,7 @@ func printPools(w io.Writer, pools []api.Pool, wide bool) error {
 			opts = append(opts, p.Placement)
 		}
 		row := []string{p.Name, p.Policy, orDash(strings.Join(opts, ",")), exactDuration(p.GraceS),
-			strconv.Itoa(p.Nodes), fmt.Sprintf("%d/%d", p.Used, p.Slots), strconv.Itoa(p.QueuedJobs), strconv.Itoa(p.RunningTasks)}
+			poolNodesText(p), fmt.Sprintf("%d/%d", p.Used, p.Slots), strconv.Itoa(p.QueuedJobs), strconv.Itoa(p.RunningTasks)}
 		if wide {
 			row = append(row, reservationsText(p.Reservations), windowText(p.BackfillWindow))
 		}
@@ -196,11 +196,33 @@ func printPools(w io.Writer, pools []api.Pool, wide bool) error {
 	return printPoolNotes(w, pools)
 }
 
+// poolNodesText is a pool's NODES: the nodes up, with how many of them
+// are drained, and the nodes lost or left, which are not among them nor
+// in SLOTS: "2", "2 (1 drained)", "1 (+1 lost)", "0 (+1 lost, +1 left)".
+func poolNodesText(p api.Pool) string {
+	var parts []string
+	if p.DrainedNodes > 0 {
+		parts = append(parts, strconv.Itoa(p.DrainedNodes)+" drained")
+	}
+	if p.LostNodes > 0 {
+		parts = append(parts, "+"+strconv.Itoa(p.LostNodes)+" lost")
+	}
+	if p.LeftNodes > 0 {
+		parts = append(parts, "+"+strconv.Itoa(p.LeftNodes)+" left")
+	}
+	if len(parts) == 0 {
+		return strconv.Itoa(p.Nodes)
+	}
+	return strconv.Itoa(p.Nodes) + " (" + strings.Join(parts, ", ") + ")"
+}
+
 // printPoolNotes explains, under the pools' table, the rows that read
 // like a fault: a pool whose jobs run on nodes a reload moved to other
-// pools (SLOTS "1/0": they hold GPUs there, not in the pool), and one
-// with no node up whose jobs wait (they wait until a node joins it, not
-// for others to end); and, first, a master whose scheduling passes fail.
+// pools (SLOTS "1/0": they hold GPUs there, not in the pool), one with
+// nodes lost or left while jobs wait (their slots are not in SLOTS, and
+// a job only they could hold waits for them), and one with no node up
+// whose jobs wait (they wait until a node joins it, not for others to
+// end); and, first, a master whose scheduling passes fail.
 func printPoolNotes(w io.Writer, pools []api.Pool) error {
 	var notes []string
 	if len(pools) > 0 && pools[0].SchedulerError != "" {
@@ -215,6 +237,14 @@ func printPoolNotes(w io.Writer, pools []api.Pool) error {
 			}
 			notes = append(notes, fmt.Sprintf("%s: its jobs run on %s, moved out of the pool by a configuration reload; "+
 				"SLOTS counts the GPUs they hold there", p.Name, strings.Join(on, ", ")))
+		}
+		if away := p.LostNodes + p.LeftNodes; away > 0 && p.QueuedJobs > 0 {
+			its, they, them := "its", "it", "it"
+			if away > 1 {
+				its, they, them = "their", "they", "them"
+			}
+			notes = append(notes, fmt.Sprintf("%s: %s %s not up (lost or left); %s slots are not in SLOTS, and a job only %s could hold waits for %s to come back (allot nodes says since when)",
+				p.Name, plural.Count(away, "node"), plural.Be(away), its, they, them))
 		}
 		if p.Nodes == 0 && p.QueuedJobs > 0 {
 			notes = append(notes, fmt.Sprintf("%s: no node is up in the pool; its %s %s until one is",

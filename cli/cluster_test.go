@@ -166,6 +166,26 @@ func TestPoolsNotes(t *testing.T) {
 batch: its jobs run on gpu-b (now in train), moved out of the pool by a configuration reload; SLOTS counts the GPUs they hold there
 batch: no node is up in the pool; its 2 queued jobs wait until one is
 `},
+		{"a lost node, its job waiting", func() api.Pool { p := pool("train", 1, 4, 4, 1); p.LostNodes = 1; return p }(),
+			`NAME   POLICY  OPTIONS  GRACE  NODES        SLOTS  QUEUED  RUNNING
+train  fifo    -        30s    1 (+1 lost)  4/4    1       0
+
+train: 1 node is not up (lost or left); its slots are not in SLOTS, and a job only it could hold waits for it to come back (allot nodes says since when)
+`},
+		{"drained, lost and left, nothing queued", func() api.Pool {
+			p := pool("train", 2, 8, 0, 0)
+			p.DrainedNodes, p.LostNodes, p.LeftNodes = 1, 2, 1
+			return p
+		}(), `NAME   POLICY  OPTIONS  GRACE  NODES                            SLOTS  QUEUED  RUNNING
+train  fifo    -        30s    2 (1 drained, +2 lost, +1 left)  0/8    0       0
+`},
+		{"no node up, two lost", func() api.Pool { p := pool("train", 0, 0, 0, 1); p.LostNodes = 2; return p }(),
+			`NAME   POLICY  OPTIONS  GRACE  NODES        SLOTS  QUEUED  RUNNING
+train  fifo    -        30s    0 (+2 lost)  0/0    1       0
+
+train: 2 nodes are not up (lost or left); their slots are not in SLOTS, and a job only they could hold waits for them to come back (allot nodes says since when)
+train: no node is up in the pool; its 1 queued job waits until one is
+`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b strings.Builder

@@ -11,6 +11,7 @@ import (
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/spec"
+	"github.com/allot-sched/allot/store"
 )
 
 //go:embed openapi.json
@@ -59,9 +60,8 @@ func (ca *clusterAPI) handlePools(w http.ResponseWriter, r *http.Request) {
 			Placement: string(p.Placement), GraceS: int64(poolGrace(rv.cfg, p.Name) / time.Second),
 			KillGraceS: int64(p.KillGrace / time.Second)}
 		for _, n := range rv.nodes {
-			if n.pool == p.Name && n.up {
-				v.Nodes++
-				v.Slots += n.slots
+			if n.pool == p.Name {
+				poolNodeCount(&v, n)
 			}
 		}
 		if l := loads[p.Name]; l != nil {
@@ -77,6 +77,23 @@ func (ca *clusterAPI) handlePools(w http.ResponseWriter, r *http.Request) {
 		out = append(out, v)
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// poolNodeCount counts node n in its pool's view v: up (drained or not),
+// lost or left (api.Pool).
+func poolNodeCount(v *api.Pool, n *nodeRead) {
+	switch {
+	case n.up:
+		v.Nodes++
+		v.Slots += n.slots
+		if n.draining {
+			v.DrainedNodes++
+		}
+	case n.state == store.NodeLost:
+		v.LostNodes++
+	case n.state == store.NodeLeft:
+		v.LeftNodes++
+	}
 }
 
 // elsewhere lists, by pool, the nodes outside it where its jobs' open

@@ -42,6 +42,9 @@ type cfFacts struct {
 	// gone names a pool's nodes that are not up (Master.goneNodes); nil
 	// where unknown.
 	gone func(pool string) string
+	// away is the nodes not up that a job too big for the nodes up
+	// waits for (awayView.waitsFor); nil where unknown.
+	away func(e *sched.Job) []awayNode
 	// ask is what the answer that counterfactual gave takes away, for
 	// its play-out (playAhead); nil where no running job's end is named.
 	ask *aheadAsk
@@ -63,6 +66,9 @@ func liveFacts(m *Master, ji int) *cfFacts {
 		}
 		return &r.at(i).rec
 	}, gone: m.goneNodes, resized: resizedAllocs(m.planner)}
+	f.away = func(e *sched.Job) []awayNode {
+		return newAwayView(m, m.planner.view.pools, &m.planner.snap).waitsFor(e)
+	}
 	if ji >= 0 && ji < r.size() {
 		if j := r.at(ji); j != nil {
 			for _, st := range []store.TaskState{store.TaskStarting, store.TaskRunning, store.TaskPreempting, store.TaskKilling} {
@@ -89,6 +95,11 @@ func (f *cfFacts) counterfactual(ji int) *api.Counterfactual {
 	}
 	drained := s.DrainedNodes(e)
 	err := sched.FeasibleResumed(s, e)
+	if err != nil && f.away != nil {
+		if away := f.away(e); len(away) > 0 {
+			return awayCounterfactual(away) // awaynodes.go: not "never" for a node that may come back
+		}
+	}
 	if err == nil {
 		if err = sched.Feasible(s, e); err != nil && len(drained) > 0 {
 			return drainedCounterfactual(drained)
@@ -153,24 +164,6 @@ func (f *cfFacts) counterfactual(ji int) *api.Counterfactual {
 		cf.Message += " " + cf.Quota
 	}
 	return cf
-}
-
-// noNodeUp is the counterfactual of a job whose pool has no node up at
-// all but nodes that left or are lost, nil otherwise: no node "can hold its task" would read as a
-// job too big for nodes that are only away.
-func (f *cfFacts) noNodeUp(e *sched.Job) *api.Counterfactual {
-	s := f.s
-	if e.Pool < 0 || e.Pool >= len(s.Pools) || slices.ContainsFunc(s.Nodes, func(n sched.Node) bool { return n.Pool == e.Pool }) {
-		return nil
-	}
-	gone := ""
-	if f.gone != nil {
-		gone = f.gone(s.Pools[e.Pool].Name)
-	}
-	if gone == "" {
-		return nil // a pool no node ever joined: Feasible says so
-	}
-	return &api.Counterfactual{Message: "It cannot start now: " + noNodeUpMessage(s.Pools[e.Pool].Name, gone) + "."}
 }
 
 // jobLabel names a job in a message as the CLI names jobs: "10 (big)";

@@ -231,6 +231,7 @@ func (pl *planner) notePending(plan *sched.Plan) {
 	var resized map[int]api.SlotChange
 	resizedKnown := false // checkpointing only; looked up at the first
 	down := newDownView(pl.m.nodes, &pl.snap)
+	var away *awayView              // no_nodes only; nil until one (awaynodes.go)
 	grows := growNotes{s: &pl.snap} // growsfirst.go
 	pl.m.pub.beginTurns()
 	for _, pe := range plan.Pending {
@@ -251,6 +252,15 @@ func (pl *planner) notePending(plan *sched.Plan) {
 			j.pendBuf.ctx.growsFirst = grows.note(pe.Job)
 		}
 		j.pendBuf.ctx.down = down.message(pe)
+		if pe.Reason == sched.ReasonNoNodes && pe.Job >= 0 && pe.Job < len(pl.snap.Jobs) {
+			if away == nil {
+				away = newAwayView(pl.m, pl.view.pools, &pl.snap)
+			}
+			e := &pl.snap.Jobs[pe.Job]
+			if nodes := away.waitsFor(e); len(nodes) > 0 {
+				j.pendBuf.ctx.away = away.message(e, nodes)
+			}
+		}
 		if j.pendBuf.ctx.noneUp {
 			j.pendBuf.ctx.gone = pl.m.goneNodes(j.pendBuf.ctx.pool)
 		}

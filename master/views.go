@@ -233,6 +233,9 @@ func (p *pendingInfo) view() *api.Pending {
 	if p.ctx.down != "" {
 		v.Message = p.ctx.down
 	}
+	if p.ctx.away != "" {
+		v.Reason, v.Message = CodeNodesDown, p.ctx.away
+	}
 	if p.ctx.noneUp {
 		v.Message = noNodeUpMessage(p.ctx.pool, p.ctx.gone)
 	}
@@ -443,4 +446,8 @@ type pendingContext struct {
 	// down is the message of a job that waits on its pool's lost or
 	// left nodes (downView.message); "" keeps the core's.
 	down string
+	// away is the message of a no_nodes job that only its pool's lost
+	// or left nodes could hold (awayView.message): its code is then
+	// nodes_down; "" keeps the core's.
+	away string
 }

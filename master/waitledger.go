@@ -55,7 +55,7 @@ type waitLedger struct {
 
 // waitKindOf classes a pass's pending explanation.
 func waitKindOf(pi *pendingInfo) waitKind {
-	if pi.ctx.down != "" || pi.ctx.noneUp || pi.ctx.drained != "" {
+	if pi.ctx.down != "" || pi.ctx.away != "" || pi.ctx.noneUp || pi.ctx.drained != "" {
 		return waitDown
 	}
 	switch pi.p.Reason {

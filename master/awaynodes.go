@@ -1,0 +1,247 @@
+package master
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/plural"
+	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/store"
+)
+
+// The pending message of a job that only nodes of its pool that are not
+// up could hold (trial 2026-11-29a A11). The core sees the nodes that
+// are up, so a job that needs a lost node reads as no_nodes, too big for
+// the pool, and explain said it "can never run", while the node may come
+// back any second. The master knows the pool's nodes that are lost (no
+// word from their agents past agent_timeout) or left (their agents shut
+// down): it judges the job with them back at their own GPUs
+// (sched.FeasibleResumed, as the submit-time check counts them), and
+// where they would hold it, the job waits with code nodes_down and a
+// message naming them. A deleted node is no node of the master's: a job
+// only it could hold can never run, as one too big for every node the
+// pool has. Only the code and the words change: the core's reason, and
+// every rule that reads it, stay no_nodes.
+
+// CodeNodesDown is the pending code of a job that no node of its pool up
+// now could hold, but its nodes that are lost or left could, once back.
+const CodeNodesDown = "nodes_down"
+
+// awayNode is a node of a pool that is not up.
+type awayNode struct {
+	name  string
+	state store.NodeState // lost, or left
+	since time.Time       // when it went lost or left; zero: before this master started
+	heard time.Time       // its agent's last contact; zero: unknown
+	node  sched.Node      // at its own GPUs, in the snapshot's pool
+}
+
+// awayView answers, for one pass or one explanation, which nodes not up
+// a job waits for: the nodes are listed once, by the snapshot's pool
+// index, and each pool with none costs a map lookup per job.
+type awayView struct {
+	snap   *sched.Snapshot
+	byPool map[int][]awayNode
+}
+
+// newAwayView lists the nodes not up of the pools snap holds (pools: its
+// pool indices by name). Callers hold mu.
+func newAwayView(m *Master, pools map[string]int, snap *sched.Snapshot) *awayView {
+	v := &awayView{snap: snap}
+	for name, n := range m.nodes {
+		i, ok := pools[n.pool]
+		if n.up() || !ok || i < 0 || i >= len(m.cfg.Pools) {
+			continue
+		}
+		if v.byPool == nil {
+			v.byPool = map[int][]awayNode{}
+		}
+		f := nodeFacts(m.cfg, name, n, i)
+		v.byPool[i] = append(v.byPool[i], awayNode{name: name, state: n.rec.State, since: n.lostAt,
+			heard: n.rec.HeartbeatAt, node: f.Node()})
+	}
+	for _, ns := range v.byPool {
+		slices.SortFunc(ns, func(a, b awayNode) int { return strings.Compare(a.name, b.name) })
+	}
+	return v
+}
+
+// waitsFor is the nodes not up of job e's pool, of its GPU type, that e
+// waits for: none when the nodes up (drained ones resumed) could hold a
+// task of it, or when it would be too big even with them back.
+func (v *awayView) waitsFor(e *sched.Job) []awayNode {
+	away := v.byPool[e.Pool]
+	if len(away) == 0 || sched.FeasibleResumed(v.snap, e) == nil {
+		return nil
+	}
+	back := *v.snap
+	back.Nodes = slices.Clip(v.snap.Nodes) // the appends copy: the snapshot stays as it is
+	var named []awayNode
+	for _, a := range away {
+		if e.GPU == "" || a.node.GPU == e.GPU {
+			back.Nodes = append(back.Nodes, a.node)
+			named = append(named, a)
+		}
+	}
+	if len(named) == 0 || sched.FeasibleResumed(&back, e) != nil {
+		return nil
+	}
+	return named
+}
+
+// message is the pending message of job e, which waits for away
+// (waitsFor): what the nodes up hold, then which nodes are away since
+// when, and what it waits for.
+func (v *awayView) message(e *sched.Job, away []awayNode) string {
+	return upHoldPhrase(v.snap, e) + "; " + awayPhrase(away) + ": it waits for " + returnPhrase(away) +
+		", or for another node that can hold its task to join"
+}
+
+// awayCounterfactual is explain's "what would let it start now" of a
+// job that waits for away (awayView.waitsFor): not "never".
+func awayCounterfactual(away []awayNode) *api.Counterfactual {
+	return &api.Counterfactual{Message: "It cannot start on the nodes up now: it waits for " + returnPhrase(away) +
+		" (" + awayStates(away) + "), or for another node that can hold its task to join."}
+}
+
+// upHoldPhrase says what the nodes up of e's pool cannot do for it:
+// "no node of pool train up now can hold a task of 8 slots (the nodes up
+// hold 4 together)".
+func upHoldPhrase(s *sched.Snapshot, e *sched.Job) string {
+	pool := "its pool"
+	if e.Pool >= 0 && e.Pool < len(s.Pools) {
+		pool = "pool " + s.Pools[e.Pool].Name
+	}
+	need := e.Slots
+	if e.MinSlots > 0 {
+		need = e.MinSlots
+	}
+	what := plural.Count(need, "slot")
+	if e.GPU != "" {
+		what = plural.Count(need, e.GPU+" slot")
+	}
+	m := fmt.Sprintf("no node of %s up now can hold a task of %s", pool, what)
+	var ie *sched.InfeasibleError
+	if err := sched.FeasibleResumed(s, e); !errors.As(err, &ie) || ie.Field != "slots" {
+		return m
+	}
+	total := 0
+	for i := range s.Nodes {
+		if n := &s.Nodes[i]; n.Pool == e.Pool && (e.GPU == "" || n.GPU == e.GPU) {
+			total += max(n.Slots, n.OwnSlots) // drained ones resumed, as FeasibleResumed counts them
+		}
+	}
+	if ie.Max == total {
+		return m + fmt.Sprintf(" (the nodes up hold %d together)", ie.Max)
+	}
+	return m + fmt.Sprintf(" (at most %d under one switch)", ie.Max) // topology: required
+}
+
+// awayPhrase names the nodes away with their GPUs and since when: "its
+// node n1 (8 GPUs) is lost since 01:37:05 (no word from its agent since
+// 01:36:29)", "its nodes n1 (8 GPUs, lost since 01:37:05) and n2 (8
+// GPUs, left at 01:38:00) are not up"; three named, then a count.
+func awayPhrase(away []awayNode) string {
+	if len(away) == 1 {
+		a := away[0]
+		return fmt.Sprintf("its node %s (%s) %s", a.name, plural.Count(a.node.Slots, "GPU"), awayState(a, true))
+	}
+	parts := make([]string, 0, 4)
+	for i, a := range away {
+		if i == 3 {
+			parts = append(parts, fmt.Sprintf("%d more", len(away)-3))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s, %s)", a.name, plural.Count(a.node.Slots, "GPU"), awayState(a, false)))
+	}
+	return "its nodes " + andList(parts) + " are not up"
+}
+
+// awayStates is awayState of each node, joined: "n1 lost since
+// 01:37:05; n2 left at 01:38:00"; three named, then a count.
+func awayStates(away []awayNode) string {
+	if len(away) == 1 {
+		return awayState(away[0], false)
+	}
+	var parts []string
+	for i, a := range away {
+		if i == 3 {
+			parts = append(parts, fmt.Sprintf("%d more not up", len(away)-3))
+			break
+		}
+		parts = append(parts, a.name+" "+awayState(a, false))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// awayState says how a node is away: "is lost since 01:37:05 (no word
+// from its agent since 01:36:29)" with verb and why, "lost since
+// 01:37:05" without; a node that left "left at 01:38:00 (its agent shut
+// down)".
+func awayState(a awayNode, verb bool) string {
+	when := "since before the master started"
+	if !a.since.IsZero() {
+		when = "since " + a.since.UTC().Format("15:04:05")
+	}
+	if a.state == store.NodeLeft {
+		if !a.since.IsZero() {
+			when = "at " + a.since.UTC().Format("15:04:05")
+		}
+		if verb {
+			return "left " + when + " (its agent shut down)"
+		}
+		return "left " + when
+	}
+	s := string(a.state) + " " + when
+	if !verb {
+		return s
+	}
+	s = "is " + s
+	if a.state == store.NodeLost {
+		s += " (no word from its agent"
+		if !a.heard.IsZero() {
+			s += " since " + a.heard.UTC().Format("15:04:05")
+		}
+		s += ")"
+	}
+	return s
+}
+
+// returnPhrase is what the job waits for: "n1 to come back", "nodes n1
+// and n2 to come back", "nodes n1, n2, n3 and 2 more to come back".
+func returnPhrase(away []awayNode) string {
+	if len(away) == 1 {
+		return away[0].name + " to come back"
+	}
+	var names []string
+	for i, a := range away {
+		if i == 3 {
+			names = append(names, fmt.Sprintf("%d more", len(away)-3))
+			break
+		}
+		names = append(names, a.name)
+	}
+	return "nodes " + andList(names) + " to come back"
+}
+
+// noNodeUp is the counterfactual of a job whose pool has no node up at
+// all but nodes that left or are lost, nil otherwise: no node "can hold
+// its task" would read as a job too big for nodes that are only away.
+func (f *cfFacts) noNodeUp(e *sched.Job) *api.Counterfactual {
+	s := f.s
+	if e.Pool < 0 || e.Pool >= len(s.Pools) || slices.ContainsFunc(s.Nodes, func(n sched.Node) bool { return n.Pool == e.Pool }) {
+		return nil
+	}
+	gone := ""
+	if f.gone != nil {
+		gone = f.gone(s.Pools[e.Pool].Name)
+	}
+	if gone == "" {
+		return nil // a pool no node ever joined: Feasible says so
+	}
+	return &api.Counterfactual{Message: "It cannot start now: " + noNodeUpMessage(s.Pools[e.Pool].Name, gone) + "."}
+}
