@@ -540,9 +540,11 @@ func wrap(text string, width int) string {
 
 // fencedWhen dates an attempt its agent's fence stopped by the stop (its
 // exit), then when the master heard of it, back: "2026-11-29 01:22:00
-// (master back at 01:22:46)". The master's end alone when it has no exit.
+// (master back at 01:22:46)". The master's end alone when it has no exit,
+// or one no earlier (a master that took the agent's registration for
+// the attempt still running).
 func fencedWhen(p api.Preemption) string {
-	if p.ExitedAt == nil {
+	if p.ExitedAt == nil || p.At.Sub(*p.ExitedAt) < time.Second {
 		return formatTime(&p.At)
 	}
 	layout := "15:04:05"

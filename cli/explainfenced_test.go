@@ -33,6 +33,8 @@ func TestExplainFenced(t *testing.T) {
 			head + "  task 0 attempt 1 at 2026-11-28 23:59:50 (master back at 2026-11-29 01:22:46): " + why + "\n"},
 		{"no exit time", []api.Preemption{{Task: 0, Attempt: 1, At: back, Why: why}},
 			head + "  task 0 attempt 1 at 2026-11-29 01:22:46: " + why + "\n"},
+		{"exit when the master heard", []api.Preemption{{Task: 0, Attempt: 1, At: back, ExitedAt: &back, Why: why}},
+			head + "  task 0 attempt 1 at 2026-11-29 01:22:46: " + why + "\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
