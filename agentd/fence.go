@@ -193,10 +193,14 @@ func (fs *fenceState) due(now time.Time, tasks map[agent.TaskID]*attempt, waitS 
 			}
 			continue
 		}
-		att.fenced = fmt.Sprintf("stopped by the agent's fence: no reply from the master for %s; it loses the node after %s of silence",
+		// The words say the master was silent, not the node: a master
+		// outage (a restart, an upgrade) is the common cause (trial
+		// 2026-11-29a A8).
+		att.fenced = fmt.Sprintf(agent.AgentFenceStopped+": no reply from the master for %s; the master requeues the attempt elsewhere after %s without contact",
 			silent.Round(time.Second), msDuration(fs.f.AgentTimeoutMS))
 		if held {
-			att.fenced += fmt.Sprintf(" and fails the attempt %s later (lost_node_grace)", msDuration(fs.f.LostNodeGraceMS))
+			att.fenced = fmt.Sprintf(agent.AgentFenceStopped+": no reply from the master for %s; the master fails the attempt after %s without contact and %s more (lost_node_grace)",
+				silent.Round(time.Second), msDuration(fs.f.AgentTimeoutMS), msDuration(fs.f.LostNodeGraceMS))
 		}
 		due = append(due, fenced{att: att, grace: grace})
 	}

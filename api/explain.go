@@ -35,6 +35,18 @@ type Explanation struct {
 	// when the master ended it, and the attempt's reason ("node r2 lost:
 	// no contact for 31s"), which no preemption list has.
 	Lost []Preemption `json:"lost,omitempty"`
+	// Fenced lists its attempts that their agents' fence stopped because
+	// the master was unreachable (a master crash, restart or freeze
+	// longer than the fence's wait, or a network cut): the agent asked
+	// for the checkpoint and stopped the attempt, and reported it
+	// preempted once it heard the master again; the task was requeued to
+	// resume from its checkpoint. No pass asked for it, so neither
+	// preemption list has it. At is when the master heard of it (back),
+	// ExitedAt when the attempt stopped; Why is the agent's account
+	// ("stopped by the agent's fence: no reply from the master for
+	// 21s; ..."), then what became of the task. A master older than the
+	// list puts them in the preemption lists.
+	Fenced []Preemption `json:"fenced,omitempty"`
 	// Resized lists the attempts of its elastic tasks that ended resized
 	// in place (shrunk for another job, or grown): each checkpointed and
 	// ran on at once with another size, which is no preemption.

@@ -230,6 +230,11 @@ type Attempt struct {
 	// slots; nil for any other attempt, a resize that grew the task, and
 	// one preempted before the master kept it.
 	PreemptedBy *PreemptedBy `json:"preempted_by,omitempty"`
+	// Fenced, for an attempt ended preempted, says that no pass asked for
+	// it: its agent's fence (or its task shim's) stopped it because the
+	// master was unreachable, and its Reason says so (allot job show's
+	// END fenced). A master older than it leaves it false.
+	Fenced bool `json:"fenced,omitempty"`
 }
 
 // PreemptedBy names who preempted an attempt, and why. Name, User and

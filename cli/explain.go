@@ -203,6 +203,12 @@ func printExplanation(w io.Writer, x api.Explanation) error {
 			fmt.Fprintf(w, "  task %d attempt %d at %s: %s\n", p.Task, p.Attempt, formatTime(&p.At), why)
 		}
 	}
+	if len(x.Fenced) > 0 {
+		fmt.Fprintln(w, "\nStopped while the master was unreachable (the agents' fence):")
+		for _, p := range x.Fenced {
+			fmt.Fprintf(w, "  task %d attempt %d at %s: %s\n", p.Task, p.Attempt, fencedWhen(p), p.Why)
+		}
+	}
 	if len(x.Resized) > 0 {
 		fmt.Fprintln(w, "\nResized:")
 		for _, r := range x.Resized {
@@ -530,4 +536,20 @@ func wrap(text string, width int) string {
 		n += len(word)
 	}
 	return b.String()
+}
+
+// fencedWhen dates an attempt its agent's fence stopped by the stop (its
+// exit), then when the master heard of it, back: "2026-11-29 01:22:00
+// (master back at 01:22:46)". The master's end alone when it has no exit,
+// or one no earlier (a master that took the agent's registration for
+// the attempt still running).
+func fencedWhen(p api.Preemption) string {
+	if p.ExitedAt == nil || p.At.Sub(*p.ExitedAt) < time.Second {
+		return formatTime(&p.At)
+	}
+	layout := "15:04:05"
+	if e, x := p.At.In(displayZone), p.ExitedAt.In(displayZone); e.YearDay() != x.YearDay() || e.Year() != x.Year() {
+		layout = "2006-01-02 15:04:05"
+	}
+	return formatTime(p.ExitedAt) + " (master back at " + p.At.In(displayZone).Format(layout) + ")"
 }

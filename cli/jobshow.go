@@ -179,6 +179,10 @@ func attemptEnd(a api.Attempt) string {
 		return a.EndState
 	}
 	switch {
+	case a.Fenced:
+		// Its agent's fence stopped it, the master unreachable: no
+		// pass preempted it (trial 2026-11-29a A8).
+		return "fenced"
 	case a.PreemptedBy != nil && a.PreemptedBy.Reason == "resized", strings.HasSuffix(a.Reason, "checkpointed to resize"):
 		return "resized"
 	case a.PreemptedBy != nil && a.PreemptedBy.Reason == "moved", strings.HasSuffix(a.Reason, "checkpointed to move"):

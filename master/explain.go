@@ -59,6 +59,10 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 			x.Resized = append(x.Resized, rz)
 			continue
 		}
+		if fencedEnd(a, ok) { // explainfenced.go
+			x.Fenced = append(x.Fenced, fencedView(a, atts))
+			continue
+		}
 		why := a.Reason
 		if ok && d.Reason != "" {
 			why = preemptionWhy(ja.preemptRule(r, d, a, starts), a.Reason)
@@ -292,6 +296,9 @@ func summary(x api.Explanation, tasks int) string {
 	}
 	if len(x.Resized) > 0 {
 		b.WriteString(" " + resizedSentence(x.Resized))
+	}
+	if s := fencedSentence(x.Fenced); s != "" {
+		b.WriteString(" " + s)
 	}
 	return b.String()
 }

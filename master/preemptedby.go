@@ -62,7 +62,7 @@ func (ja *jobsAPI) preemptedBy(ctx context.Context, view *api.Job) error {
 				p.StartedElsewhere = true
 				p.Why = whyFor(p.Why, p.Job) + note
 			}
-			a.PreemptedBy = p
+			a.PreemptedBy, a.Fenced = p, false
 		}
 	}
 	return nil

@@ -393,6 +393,8 @@ func attemptView(a store.Attempt) api.Attempt {
 		v.EndedAt, v.ExitedAt = &t, &x
 	}
 	v.ReportedEnd, v.Stopped = string(a.ReportedEnd), lostStopped(a) // lostnote.go
+	// A pass's preemption of it, if one asked, clears it (preemptedby.go).
+	v.Fenced = fencedEnd(a, false) // explainfenced.go
 	return v
 }
 

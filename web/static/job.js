@@ -422,6 +422,9 @@ function exitedEarlier(a) {
 function attemptEnd(a) {
   if (a.end_state === 'killed' && (a.reason || '').startsWith('stopped early by the searcher')) return 'stopped';
   if (a.end_state !== 'preempted') return a.end_state;
+  // Its agent's fence stopped it while the master was unreachable: no
+  // pass preempted it.
+  if (a.fenced) return 'fenced';
   const rule = a.preempted_by ? a.preempted_by.reason : '';
   if (rule === 'resized' || (a.reason || '').endsWith('checkpointed to resize')) return 'resized';
   if (rule === 'moved' || (a.reason || '').endsWith('checkpointed to move')) return 'moved';

@@ -1,0 +1,66 @@
+package master
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/plural"
+	"github.com/allot-sched/allot/store"
+)
+
+// An attempt that its agent's fence (or its task shim's) stopped while
+// the master was unreachable ends preempted, as the agent reports it, so
+// that the task resumes from its checkpoint. But no pass asked for it:
+// explain lists it apart, dated by the stop, and does not count it as a
+// preemption (trial 2026-11-29a A8: a master restart read "preempted
+// twice", dated by the master's return and worded as a node's fault).
+
+// fencedEnd reports whether attempt a was stopped by a fence rather than
+// preempted by a pass: it ended preempted, by its agent's words a
+// fence's stop, and no pass asked it to checkpoint (decided: a
+// preempting event of its own).
+func fencedEnd(a store.Attempt, decided bool) bool {
+	return a.EndState == store.AttemptPreempted && !decided && agent.FencedEnd(a.Reason)
+}
+
+// fencedView is explain's entry for a fenced attempt: when the master
+// heard of it (At) and when it stopped (ExitedAt), the agent's account,
+// and the attempt that resumed its task, if one has begun.
+func fencedView(a store.Attempt, atts []store.Attempt) api.Preemption {
+	p := api.Preemption{Task: a.Index, Attempt: a.Number, At: a.EndedAt.UTC(), Why: strings.TrimPrefix(a.Reason, "preempted: ")}
+	if !a.ExitedAt.IsZero() {
+		x := a.ExitedAt.UTC()
+		p.ExitedAt = &x
+	}
+	for _, n := range atts {
+		if n.JobID == a.JobID && n.Index == a.Index && n.Number == a.Number+1 {
+			p.Why += "; attempt " + strconv.Itoa(n.Number) + " resumed from its checkpoint"
+			break
+		}
+	}
+	return p
+}
+
+// fencedSentence counts a job's fenced attempts by task, as
+// preemptedSentence counts preemptions: "Its task 0 was stopped twice by
+// its agent's fence while the master was unreachable, and requeued."
+func fencedSentence(fenced []api.Preemption) string {
+	tasks := map[int]bool{}
+	for _, a := range fenced {
+		tasks[a.Task] = true
+	}
+	const why = "while the master was unreachable (no preemption: the task was requeued to resume from its checkpoint)"
+	switch n := len(fenced); {
+	case n == 0:
+		return ""
+	case len(tasks) == 1:
+		return fmt.Sprintf("Its task %d was stopped %s by its agent's fence %s.", fenced[0].Task, plural.Times(n), why)
+	case len(tasks) == n:
+		return fmt.Sprintf("%d of its tasks were stopped by their agents' fence, once each, %s.", n, why)
+	default:
+		return fmt.Sprintf("%d of its tasks were stopped by their agents' fence, %s in all, %s.", len(tasks), plural.Times(n), why)
+	}
+}

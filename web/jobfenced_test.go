@@ -1,0 +1,24 @@
+package web
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestJobDetailFencedAttempt: an attempt its agent's fence stopped while
+// the master was unreachable ends "preempted" in the API (fenced) but
+// reads fenced, as allot job show's END: no pass preempted it (trial
+// 2026-11-29a A8).
+func TestJobDetailFencedAttempt(t *testing.T) {
+	f := newFixture()
+	f.mu.Lock()
+	a := &f.jobs[0].TaskList[1].Attempts[0]
+	a.Reason = "preempted: stopped by the agent's fence: no reply from the master for 21s"
+	a.Fenced = true
+	f.mu.Unlock()
+	p := openPage(t, f, "#/jobs/1", wide)
+	row := p.waitText(`#attempts tbody[data-task="1"] tr[data-attempt="1"]`, "fenced")
+	if !strings.Contains(row, "\tfenced\t") || strings.Contains(row, "\tpreempted\t") {
+		t.Errorf("fenced attempt's row = %q, want its end fenced, not preempted", row)
+	}
+}
