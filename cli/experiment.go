@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/searcher"
 )
 
 // searcherStopped leads the reason of a trial that its searcher stopped
@@ -135,14 +136,42 @@ func printExperiment(w io.Writer, m api.JobMetrics, wide bool) error {
 	for _, tr := range m.Trials {
 		row := []string{strconv.Itoa(tr.Task), tr.State, optInt(tr.LatestStep), optFloat(tr.Latest), optFloat(tr.Best), optInt(tr.BestStep)}
 		if adaptive {
-			row = append(row, optInt(intPtr64(tr.Bracket)), optInt(intPtr64(tr.Rung)), tr.Decision)
+			d := tr.Decision
+			if tr.DecisionNote != "" {
+				d += ": " + tr.DecisionNote
+			}
+			row = append(row, optInt(intPtr64(tr.Bracket)), optInt(intPtr64(tr.Rung)), d)
 		}
 		if wide {
 			row = append(row, string(tr.Hyperparameters))
 		}
 		t.row(row...)
 	}
-	return t.flush()
+	if err := t.flush(); err != nil {
+		return err
+	}
+	if adaptive && len(m.Rungs) > 0 {
+		printRungs(w, m)
+	}
+	return nil
+}
+
+// printRungs prints the per-rung summary, the lines allot sim prints
+// for an experiment (searcher.WriteRungs), from the trials' rung joins.
+func printRungs(w io.Writer, m api.JobMetrics) {
+	trials := make([]searcher.TrialRungs, 0, len(m.Trials))
+	for _, tr := range m.Trials {
+		if tr.Bracket == nil {
+			continue
+		}
+		t := searcher.TrialRungs{Trial: tr.Task, Bracket: *tr.Bracket}
+		for _, j := range tr.RungJoins {
+			t.Decisions = append(t.Decisions, j.Decision)
+		}
+		trials = append(trials, t)
+	}
+	fmt.Fprintln(w, "\nRungs:")
+	searcher.WriteRungs(w, "  ", m.Rungs, trials)
 }
 
 // bestTrial is the trial with the best value of the metric, by its

@@ -237,9 +237,13 @@ func (jm jobMetrics) read(ctx context.Context, id int64) (api.JobMetrics, error)
 		jm.m.log.Warn("job file unreadable; metrics without the searcher's standing", "job", id, "err", err)
 	}
 	out := api.JobMetrics{JobID: id, SmallerIsBetter: true, Searcher: string(name), Points: make([]api.MetricPoint, 0, len(mets))}
+	var joins map[int][]api.RungJoin
 	if s != nil {
-		replay(s, mets)
+		joins = replayJoins(s, mets)
 		out.Metric, out.SmallerIsBetter = s.Config().Metric, s.Config().SmallerIsBetter
+		for b := range s.Config().Brackets {
+			out.Rungs = append(out.Rungs, s.Rungs(b))
+		}
 	}
 	for _, met := range mets {
 		out.Points = append(out.Points, api.MetricPoint{Task: met.Index, Attempt: met.Attempt, Step: met.Step,
@@ -253,7 +257,10 @@ func (jm jobMetrics) read(ctx context.Context, id int64) (api.JobMetrics, error)
 		ends := lastEnds(atts)
 		for i := range out.Trials {
 			tm := &out.Trials[i]
-			tm.Decision = shownDecision(store.TaskState(tm.State), ends[tm.Task], searcher.Decision(tm.Decision))
+			said := searcher.Decision(tm.Decision)
+			tm.Decision = shownDecision(store.TaskState(tm.State), ends[tm.Task], said)
+			tm.RungJoins = joins[tm.Task]
+			tm.DecisionNote = decisionNote(tm, said)
 		}
 	}
 	return out, nil
