@@ -171,10 +171,17 @@ func (ag *agents) observeMetric(ctx context.Context, t *mtask, met store.Metric)
 // reports it exited completed on its own, before the kill reached it,
 // ends completed too, not killed (lifecycle.Ending.Decide); reports that
 // come with the exit in one sync are seen after it (recordMetric), when
-// there is nothing left to stop.
+// there is nothing left to stop. Nor is a kill asked for an attempt whose
+// agents said it had exited, its exit report held back (exitHeld): its
+// reports came late, through a store outage say, and it ends as it
+// exited when that report comes (trial r R3).
 func (ag *agents) stopTrial(ctx context.Context, t *mtask) error {
 	reason := t.job.search.Reason(t.rec.Index)
 	switch {
+	case t.att != nil && ag.exitHeld(t):
+		ag.m.log.Info("the searcher's stop is not carried out: the trial has already exited, its exit report is on the way",
+			"task", t.id().String(), "searcher", reason)
+		return nil
 	case t.att != nil:
 		return ag.m.killTask(ctx, t, store.TaskCompleted, reason, "")
 	case t.rec.State == store.TaskQueued:
@@ -188,6 +195,21 @@ func (ag *agents) stopTrial(ctx context.Context, t *mtask) error {
 		return ag.m.settleJob(ctx, t.job)
 	}
 	return nil
+}
+
+// exitHeld reports whether every part of t's attempt has exited, by its
+// exit report or by its agent's word that the report is held back
+// (api.Sync.Exited). Callers hold mu.
+func (ag *agents) exitHeld(t *mtask) bool {
+	for _, p := range t.att.parts {
+		if p.state == partExited {
+			continue
+		}
+		if n := ag.m.nodes[p.node]; n == nil || !n.exitsHeld[t.id()] {
+			return false
+		}
+	}
+	return true
 }
 
 // jobMetrics serves a job's metrics and its searcher's standing (GET
