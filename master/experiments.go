@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/jobfile"
 	"github.com/allot-sched/allot/sched"
@@ -210,6 +211,19 @@ func (ag *agents) exitHeld(t *mtask) bool {
 		}
 	}
 	return true
+}
+
+// exitsHeld is the set of a sync's attempts whose exit reports are held
+// back (api.Sync.Exited), nil for none.
+func exitsHeld(ids []agent.TaskID) map[agent.TaskID]bool {
+	var out map[agent.TaskID]bool
+	for _, id := range ids {
+		if out == nil {
+			out = map[agent.TaskID]bool{}
+		}
+		out[id] = true
+	}
+	return out
 }
 
 // jobMetrics serves a job's metrics and its searcher's standing (GET
