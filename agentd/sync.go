@@ -7,9 +7,11 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"sort"
 	"strings"
 	"time"
 
+	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
 )
 
@@ -74,6 +76,7 @@ func (a *Agent) syncOnce(ctx context.Context, waitS int) (int, error) {
 	req := api.Sync{
 		Reports: a.forMasterLocked(a.reports[:n]),
 		Running: a.snapshotRunning(),
+		Exited:  a.snapshotExited(),
 		WaitS:   waitS,
 		Leaving: a.leaving,
 		// The placement heard: the master repeats a move until a sync
@@ -137,6 +140,21 @@ func (a *Agent) syncOnce(ctx context.Context, waitS int) (int, error) {
 	a.placed(ctx, gen, reply)
 	a.execute(reply.Commands)
 	return len(reply.Commands), nil
+}
+
+// snapshotExited lists the attempts whose processes have exited but whose
+// exit report waits for their output to be delivered (watch): the master
+// then asks no kill of them, as when its store was down and their late
+// metrics have a searcher stop them (trial r R3). The caller holds mu.
+func (a *Agent) snapshotExited() []agent.TaskID {
+	var ids []agent.TaskID
+	for id, att := range a.tasks {
+		if att.exited {
+			ids = append(ids, id)
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool { return lessID(ids[i], ids[j]) })
+	return ids
 }
 
 // ack drops the reports the master has stored.

@@ -226,6 +226,13 @@ const (
 type Sync struct {
 	Reports []Report       `json:"reports"`
 	Running []agent.TaskID `json:"running"`
+	// Exited names the attempts of Running whose processes have exited
+	// but whose exit report waits (for their output to be delivered, say
+	// through a store outage): the master asks no kill of them, so that a
+	// searcher's stop taken from their late metrics is not carried out on
+	// a trial that has ended (trial r R3). An agent before this field
+	// sends none, and such a kill then finds the attempt ended.
+	Exited []agent.TaskID `json:"exited,omitempty"`
 	// WaitS asks the master to hold the request this long when it has no
 	// command to send; 0 answers at once.
 	WaitS int `json:"wait_s"`

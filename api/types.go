@@ -557,11 +557,15 @@ type JobMetrics struct {
 	// Metric is the searcher's metric, when it has one (asha,
 	// adaptive_asha); else the first name reported. SmallerIsBetter says
 	// which way is best.
-	Metric          string         `json:"metric,omitempty"`
-	SmallerIsBetter bool           `json:"smaller_is_better"`
-	Searcher        string         `json:"searcher,omitempty"`
-	Trials          []TrialMetrics `json:"trials"`
-	Points          []MetricPoint  `json:"points"`
+	Metric          string `json:"metric,omitempty"`
+	SmallerIsBetter bool   `json:"smaller_is_better"`
+	Searcher        string `json:"searcher,omitempty"`
+	// Rungs are each bracket's rung lengths in steps, for asha and
+	// adaptive_asha: with the trials' RungJoins, the per-rung summary
+	// that allot experiment show and allot sim print.
+	Rungs  [][]int64      `json:"rungs,omitempty"`
+	Trials []TrialMetrics `json:"trials"`
+	Points []MetricPoint  `json:"points"`
 }
 
 // TrialMetrics summarises one trial's reports of Metric.
@@ -583,6 +587,28 @@ type TrialMetrics struct {
 	Bracket  *int   `json:"bracket,omitempty"`
 	Rung     *int   `json:"rung,omitempty"`
 	Decision string `json:"decision,omitempty"`
+	// DecisionNote says what the decision alone does not: that the trial
+	// went on at some rungs only as the first to arrive there ("promoted
+	// at rungs 0-2 as the first to arrive"), or that it had exited on its
+	// own before the searcher, hearing its reports late, stopped it.
+	DecisionNote string `json:"decision_note,omitempty"`
+	// RungJoins are the rungs the trial joined, in order: the report
+	// that reached each and the searcher's decision there.
+	RungJoins []RungJoin `json:"rung_joins,omitempty"`
+}
+
+// RungJoin is a trial joining an ASHA rung.
+type RungJoin struct {
+	Rung int   `json:"rung"`
+	Step int64 `json:"step"` // the report's step, at or past the rung's length
+	// Time is when the trial's agent read the report.
+	Time  time.Time `json:"time"`
+	Value float64   `json:"value"`
+	// RungTrials is how many values the rung held once this one joined,
+	// itself included (1: the first to arrive, which always goes on).
+	RungTrials int `json:"rung_trials"`
+	// Decision is promoted, stopped or done.
+	Decision string `json:"decision"`
 }
 
 // Reload answers POST /config/reload when the configuration was taken:

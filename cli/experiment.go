@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/searcher"
 )
 
 // searcherStopped leads the reason of a trial that its searcher stopped
@@ -58,7 +59,9 @@ func newExperimentShowCmd() *cobra.Command {
 		Short: "Show an experiment's trials with their latest and best metric and the searcher's decisions",
 		Long: "Show an experiment's trials with their latest and best value of the searcher's metric (or, without\n" +
 			"an adaptive searcher, of the first metric reported) and, for asha and adaptive_asha, each trial's\n" +
-			"bracket, the rungs it reached and the searcher's decision. -o json and -o yaml add every report.",
+			"bracket, the rungs it reached and the searcher's decision (with a note where the rule alone does not say\n" +
+			"why: \"promoted at rungs 0-2 as the first to arrive\"), and under the table each rung's trials joined,\n" +
+			"promoted, stopped and done, as allot sim prints them. -o json and -o yaml add every report.",
 		Example:           "  allot experiment show 12\n  allot experiment show 12 -o json",
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeJobID,
@@ -135,14 +138,42 @@ func printExperiment(w io.Writer, m api.JobMetrics, wide bool) error {
 	for _, tr := range m.Trials {
 		row := []string{strconv.Itoa(tr.Task), tr.State, optInt(tr.LatestStep), optFloat(tr.Latest), optFloat(tr.Best), optInt(tr.BestStep)}
 		if adaptive {
-			row = append(row, optInt(intPtr64(tr.Bracket)), optInt(intPtr64(tr.Rung)), tr.Decision)
+			d := tr.Decision
+			if tr.DecisionNote != "" {
+				d += ": " + tr.DecisionNote
+			}
+			row = append(row, optInt(intPtr64(tr.Bracket)), optInt(intPtr64(tr.Rung)), d)
 		}
 		if wide {
 			row = append(row, string(tr.Hyperparameters))
 		}
 		t.row(row...)
 	}
-	return t.flush()
+	if err := t.flush(); err != nil {
+		return err
+	}
+	if adaptive && len(m.Rungs) > 0 {
+		printRungs(w, m)
+	}
+	return nil
+}
+
+// printRungs prints the per-rung summary, the lines allot sim prints
+// for an experiment (searcher.WriteRungs), from the trials' rung joins.
+func printRungs(w io.Writer, m api.JobMetrics) {
+	trials := make([]searcher.TrialRungs, 0, len(m.Trials))
+	for _, tr := range m.Trials {
+		if tr.Bracket == nil {
+			continue
+		}
+		t := searcher.TrialRungs{Trial: tr.Task, Bracket: *tr.Bracket}
+		for _, j := range tr.RungJoins {
+			t.Decisions = append(t.Decisions, j.Decision)
+		}
+		trials = append(trials, t)
+	}
+	fmt.Fprintln(w, "\nRungs:")
+	searcher.WriteRungs(w, "  ", m.Rungs, trials)
 }
 
 // bestTrial is the trial with the best value of the metric, by its

@@ -16,9 +16,14 @@ func TestExperimentShow(t *testing.T) {
 Best: trial 0, loss 0.4 at step 9
 
 TRIAL  STATE      STEP  LATEST  BEST  BEST STEP  BRACKET  RUNGS  DECISION
-0      running    12    0.5     0.4   9          0        1      continue
+0      running    12    0.5     0.4   9          0        1      continue: promoted at rung 0 as the first to arrive
 1      completed  3     1.2     1.2   3          0        1      stopped
 2      queued     -     -       -     -          0        0      continue
+
+Rungs:
+  rung 0 (step 3): 2 joined, 1 promoted, 1 stopped (trial 1)
+  rung 1 (step 27): 0 joined, 0 promoted, 0 stopped
+  rung 2 (step 81): 0 joined, 0 done
 `},
 		{name: "unknown job", args: []string{"experiment", "show", "99"}, err: "master: 404 Not Found: job 99 does not exist"},
 		{name: "a command job", args: []string{"experiment", "show", "2"}, err: "job 2 is a command job, not an experiment: allot job show 2 shows it"},
@@ -37,7 +42,8 @@ TRIAL  STATE      STEP  LATEST  BEST  BEST STEP  BRACKET  RUNGS  DECISION
 	}
 	out, _, err := runAt(t, f, "experiment", "show", "3", "-o", "json")
 	var m api.JobMetrics
-	if err != nil || json.Unmarshal([]byte(out), &m) != nil || len(m.Points) != 4 || m.Trials[1].Decision != "stopped" {
+	if err != nil || json.Unmarshal([]byte(out), &m) != nil || len(m.Points) != 4 || m.Trials[1].Decision != "stopped" ||
+		len(m.Rungs) != 1 || len(m.Trials[1].RungJoins) != 1 || m.Trials[0].DecisionNote == "" {
 		t.Errorf("experiment show -o json: %v\n%s", err, out)
 	}
 }

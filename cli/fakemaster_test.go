@@ -515,20 +515,25 @@ func (f *fakeMaster) logsPage(j *api.Job, r *http.Request) (any, int) {
 	return api.Logs{Lines: lines, Next: "L" + strconv.Itoa(next), Done: done}, 200
 }
 
-// fixtureMetrics is an ASHA experiment's metrics: trial 0 leads, trial 1
-// was stopped at the first rung, trial 2 has not reported.
+// fixtureMetrics is an ASHA experiment's metrics: trial 0 leads, promoted
+// at rung 0 as the first to arrive, trial 1 was stopped there, trial 2
+// has not reported.
 func fixtureMetrics(id int64) api.JobMetrics {
 	b0, r1, r0 := 0, 1, 0
 	point := func(task int, step int64, loss float64) api.MetricPoint {
 		return api.MetricPoint{Task: task, Attempt: 1, Step: step, Time: t0, Metrics: map[string]float64{"loss": loss}}
 	}
-	return api.JobMetrics{JobID: id, Metric: "loss", SmallerIsBetter: true, Searcher: "asha",
+	join := func(step int64, loss float64, n int, d string) []api.RungJoin {
+		return []api.RungJoin{{Rung: 0, Step: step, Time: t0, Value: loss, RungTrials: n, Decision: d}}
+	}
+	return api.JobMetrics{JobID: id, Metric: "loss", SmallerIsBetter: true, Searcher: "asha", Rungs: [][]int64{{3, 27, 81}},
 		Points: []api.MetricPoint{point(0, 3, 0.9), point(1, 3, 1.2), point(0, 9, 0.4), point(0, 12, 0.5)},
 		Trials: []api.TrialMetrics{
 			{Task: 0, State: "running", Reports: 3, LatestStep: ptr(int64(12)), Latest: ptr(0.5), BestStep: ptr(int64(9)), Best: ptr(0.4),
-				Bracket: &b0, Rung: &r1, Decision: "continue", Hyperparameters: []byte(`{"lr":0.01}`)},
+				Bracket: &b0, Rung: &r1, Decision: "continue", Hyperparameters: []byte(`{"lr":0.01}`),
+				DecisionNote: "promoted at rung 0 as the first to arrive", RungJoins: join(3, 0.9, 1, "promoted")},
 			{Task: 1, State: "completed", Reports: 1, LatestStep: ptr(int64(3)), Latest: ptr(1.2), BestStep: ptr(int64(3)), Best: ptr(1.2),
-				Bracket: &b0, Rung: &r1, Decision: "stopped"},
+				Bracket: &b0, Rung: &r1, Decision: "stopped", RungJoins: join(3, 1.2, 2, "stopped")},
 			{Task: 2, State: "queued", Bracket: &b0, Rung: &r0, Decision: "continue"},
 		}}
 }

@@ -213,6 +213,7 @@ func (ag *agents) syncReports(ctx context.Context, n *mnode, s api.Sync) (int64,
 	n.lastSeen, n.seen = now, now
 	n.syncs++
 	ag.m.metric.agentSyncs.Inc()
+	n.exitsHeld = exitsHeld(s.Exited) // the agent's word, whatever becomes of the batch
 	reports := slices.Clone(s.Reports)
 	slices.SortStableFunc(reports, func(a, b api.Report) int { return int(a.Seq - b.Seq) })
 	for _, r := range reports {

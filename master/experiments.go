@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/jobfile"
 	"github.com/allot-sched/allot/sched"
@@ -171,10 +172,17 @@ func (ag *agents) observeMetric(ctx context.Context, t *mtask, met store.Metric)
 // reports it exited completed on its own, before the kill reached it,
 // ends completed too, not killed (lifecycle.Ending.Decide); reports that
 // come with the exit in one sync are seen after it (recordMetric), when
-// there is nothing left to stop.
+// there is nothing left to stop. Nor is a kill asked for an attempt whose
+// agents said it had exited, its exit report held back (exitHeld): its
+// reports came late, through a store outage say, and it ends as it
+// exited when that report comes (trial r R3).
 func (ag *agents) stopTrial(ctx context.Context, t *mtask) error {
 	reason := t.job.search.Reason(t.rec.Index)
 	switch {
+	case t.att != nil && ag.exitHeld(t):
+		ag.m.log.Info("the searcher's stop is not carried out: the trial has already exited, its exit report is on the way",
+			"task", t.id().String(), "searcher", reason)
+		return nil
 	case t.att != nil:
 		return ag.m.killTask(ctx, t, store.TaskCompleted, reason, "")
 	case t.rec.State == store.TaskQueued:
@@ -188,6 +196,34 @@ func (ag *agents) stopTrial(ctx context.Context, t *mtask) error {
 		return ag.m.settleJob(ctx, t.job)
 	}
 	return nil
+}
+
+// exitHeld reports whether every part of t's attempt has exited, by its
+// exit report or by its agent's word that the report is held back
+// (api.Sync.Exited). Callers hold mu.
+func (ag *agents) exitHeld(t *mtask) bool {
+	for _, p := range t.att.parts {
+		if p.state == partExited {
+			continue
+		}
+		if n := ag.m.nodes[p.node]; n == nil || !n.exitsHeld[t.id()] {
+			return false
+		}
+	}
+	return true
+}
+
+// exitsHeld is the set of a sync's attempts whose exit reports are held
+// back (api.Sync.Exited), nil for none.
+func exitsHeld(ids []agent.TaskID) map[agent.TaskID]bool {
+	var out map[agent.TaskID]bool
+	for _, id := range ids {
+		if out == nil {
+			out = map[agent.TaskID]bool{}
+		}
+		out[id] = true
+	}
+	return out
 }
 
 // jobMetrics serves a job's metrics and its searcher's standing (GET
@@ -237,9 +273,13 @@ func (jm jobMetrics) read(ctx context.Context, id int64) (api.JobMetrics, error)
 		jm.m.log.Warn("job file unreadable; metrics without the searcher's standing", "job", id, "err", err)
 	}
 	out := api.JobMetrics{JobID: id, SmallerIsBetter: true, Searcher: string(name), Points: make([]api.MetricPoint, 0, len(mets))}
+	var joins map[int][]api.RungJoin
 	if s != nil {
-		replay(s, mets)
+		joins = replayJoins(s, mets)
 		out.Metric, out.SmallerIsBetter = s.Config().Metric, s.Config().SmallerIsBetter
+		for b := range s.Config().Brackets {
+			out.Rungs = append(out.Rungs, s.Rungs(b))
+		}
 	}
 	for _, met := range mets {
 		out.Points = append(out.Points, api.MetricPoint{Task: met.Index, Attempt: met.Attempt, Step: met.Step,
@@ -253,7 +293,10 @@ func (jm jobMetrics) read(ctx context.Context, id int64) (api.JobMetrics, error)
 		ends := lastEnds(atts)
 		for i := range out.Trials {
 			tm := &out.Trials[i]
-			tm.Decision = shownDecision(store.TaskState(tm.State), ends[tm.Task], searcher.Decision(tm.Decision))
+			said := searcher.Decision(tm.Decision)
+			tm.Decision = shownDecision(store.TaskState(tm.State), ends[tm.Task], said)
+			tm.RungJoins = joins[tm.Task]
+			tm.DecisionNote = decisionNote(tm, said)
 		}
 	}
 	return out, nil

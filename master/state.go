@@ -229,7 +229,10 @@ type mnode struct {
 	// settled what the old host ran (settleMissing); 0 otherwise.
 	joinedBy int64
 	joinedAt time.Time
-	polling  int // syncs being held
+	// exitsHeld are the attempts its last sync said had exited, their
+	// exit reports held back (api.Sync.Exited): none is to be killed.
+	exitsHeld map[agent.TaskID]bool
+	polling   int // syncs being held
 	// lostAt is when the node was found lost or left (after a restart,
 	// from the node history: restoreLosses; zero where it has none): its
 	// held tasks' lost_node_grace counts from then.

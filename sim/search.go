@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/searcher"
@@ -89,7 +88,7 @@ type RungResult struct {
 
 // Rung decisions in results.
 const (
-	RungPromoted = "promoted"
+	RungPromoted = searcher.Promoted
 	RungStopped  = string(searcher.Stop)
 	RungDone     = string(searcher.Done)
 )
@@ -252,43 +251,15 @@ func writeSearch(w io.Writer, job string, r *SearchResult) {
 	}
 	fmt.Fprintf(w, "experiment %s: %s on %s (%s is better), divisor %s, %s\n", job, r.Searcher, r.Metric, order,
 		strconv.FormatFloat(r.Divisor, 'g', -1, 64), plural.Count(len(r.Trials), "trial"))
-	open := 0
-	for b, rungs := range r.Rungs {
-		indent := "  "
-		if len(r.Rungs) > 1 {
-			var in []int
-			for _, t := range r.Trials {
-				if t.Bracket == b {
-					in = append(in, t.Trial)
-				}
-			}
-			fmt.Fprintf(w, "  bracket %d: %s\n", b, trialList(in))
-			indent = "    "
-		}
-		for k, length := range rungs {
-			var joined, promoted int
-			var ended []int
-			for _, t := range r.Trials {
-				if t.Bracket != b || len(t.Rungs) <= k {
-					continue
-				}
-				joined++
-				if d := t.Rungs[k].Decision; d == RungPromoted {
-					promoted++
-				} else {
-					ended = append(ended, t.Trial)
-				}
-			}
-			what := fmt.Sprintf("%d promoted, %d stopped", promoted, len(ended))
-			if k == len(rungs)-1 {
-				what = fmt.Sprintf("%d done", len(ended))
-			}
-			if len(ended) > 0 {
-				what += " (" + trialList(ended) + ")"
-			}
-			fmt.Fprintf(w, "%srung %d (step %d): %d joined, %s\n", indent, k, length, joined, what)
+	trials := make([]searcher.TrialRungs, len(r.Trials))
+	for i, t := range r.Trials {
+		trials[i] = searcher.TrialRungs{Trial: t.Trial, Bracket: t.Bracket}
+		for _, rr := range t.Rungs {
+			trials[i].Decisions = append(trials[i].Decisions, rr.Decision)
 		}
 	}
+	searcher.WriteRungs(w, "  ", r.Rungs, trials)
+	open := 0
 	var failed []int
 	for _, t := range r.Trials {
 		switch t.Decision {
@@ -299,22 +270,10 @@ func writeSearch(w io.Writer, job string, r *SearchResult) {
 		}
 	}
 	if len(failed) > 0 {
-		fmt.Fprintf(w, "  %s (%s)\n", plural.Count(len(failed), "trial")+" failed", trialList(failed))
+		fmt.Fprintf(w, "  %s (%s)\n", plural.Count(len(failed), "trial")+" failed", searcher.TrialList(failed))
 	}
 	if open > 0 {
 		fmt.Fprintf(w, "  %s not judged to the end: still training, never started, or no report at a rung\n",
 			plural.Count(open, "trial"))
 	}
-}
-
-// trialList names trials: "trial 3" or "trials 1, 4, 7".
-func trialList(ids []int) string {
-	parts := make([]string, len(ids))
-	for i, id := range ids {
-		parts[i] = strconv.Itoa(id)
-	}
-	if len(ids) == 1 {
-		return "trial " + parts[0]
-	}
-	return "trials " + strings.Join(parts, ", ")
 }

@@ -88,6 +88,7 @@ type Agent struct {
 	seq      int64
 	pending  []api.Report // not yet acknowledged
 	running  map[agent.TaskID]agent.TaskSpec
+	held     map[agent.TaskID]bool // exited, the exit report held back (HoldExit)
 	started  []agent.TaskSpec
 	commands []api.Command
 	timers   []*time.Timer
@@ -153,6 +154,11 @@ func (a *Agent) register(ctx context.Context, same bool) (api.RegisterReply, err
 func (a *Agent) Sync(ctx context.Context, waitS int) (api.SyncReply, error) {
 	a.mu.Lock()
 	s := api.Sync{Reports: slices.Clone(a.pending), Running: a.runningLocked(), WaitS: waitS, Leaving: a.leaving}
+	for _, id := range s.Running {
+		if a.held[id] {
+			s.Exited = append(s.Exited, id)
+		}
+	}
 	s.Final = a.leaving && len(s.Running) == 0
 	if a.AckPlacement {
 		s.PlacementGen = a.placeGen
@@ -295,6 +301,23 @@ func (a *Agent) Exit(id agent.TaskID, outcome agent.Outcome, code int) bool {
 	return a.exitLocked(id, outcome, code)
 }
 
+// HoldExit has a running attempt exit with its exit report held back, as
+// agentd holds it until the attempt's output is delivered: the syncs go on
+// listing it as running, and say it exited (api.Sync.Exited), until Exit
+// reports its end.
+func (a *Agent) HoldExit(id agent.TaskID) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, ok := a.running[id]; !ok {
+		return false
+	}
+	if a.held == nil {
+		a.held = map[agent.TaskID]bool{}
+	}
+	a.held[id] = true
+	return true
+}
+
 // Running lists the attempts the agent runs, sorted.
 func (a *Agent) Running() []agent.TaskID {
 	a.mu.Lock()
@@ -355,6 +378,7 @@ func (a *Agent) exitLocked(id agent.TaskID, outcome agent.Outcome, code int) boo
 		return false
 	}
 	delete(a.running, id)
+	delete(a.held, id)
 	c := code
 	a.report(api.Report{Task: id, Event: api.EventExited, Outcome: string(outcome), ExitCode: &c})
 	return true
