@@ -180,6 +180,14 @@ func printExplanation(w io.Writer, x api.Explanation) error {
 			return err
 		}
 	}
+	printStops(w, x)
+	return nil
+}
+
+// printStops is explain's history of the job's attempts that stopped
+// without ending it: preempted, lost with their nodes, stopped by the
+// agents' fence, resized.
+func printStops(w io.Writer, x api.Explanation) {
 	switch {
 	case len(x.Preempted) > 0:
 		fmt.Fprintln(w, "\nPreempted:")
@@ -215,7 +223,6 @@ func printExplanation(w io.Writer, x api.Explanation) error {
 			fmt.Fprintf(w, "  task %d attempt %d at %s: %s\n", r.Task, r.Attempt, formatTime(&r.At), r.Why)
 		}
 	}
-	return nil
 }
 
 // printWouldStart is explain's "What would let it start now" section;
