@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"context"
-	"fmt"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -32,13 +30,18 @@ func TestMasterRestartKeepsTheExit(t *testing.T) {
 	killed := time.Now()
 	c.release(id, 0)
 	exitFile := filepath.Join(c.dir, "agents", "n5", "jobs", strconv.FormatInt(id, 10), "0", agent.StateDir, agent.ExitFileName(1, 0))
+	// Not c.poll, which fails once the master has exited.
 	var st agent.ExitStatus
-	c.poll(waitTimeout, "the task's exit", func(context.Context) (bool, string) {
-		var ok bool
+	for ok := false; !ok; {
 		var err error
-		st, ok, err = agent.ReadExitFile(exitFile)
-		return ok, fmt.Sprint(err)
-	})
+		if st, ok, err = agent.ReadExitFile(exitFile); err != nil {
+			t.Fatal(err)
+		}
+		if !ok && time.Since(killed) > 7*time.Second {
+			t.Fatalf("no exit file %s 7 s after the release", exitFile)
+		}
+		time.Sleep(pollEvery)
+	}
 	time.Sleep(time.Until(killed.Add(8 * time.Second)))
 	c.restartMaster("master-2")
 
