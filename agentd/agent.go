@@ -488,15 +488,35 @@ func (a *Agent) syncWhileLeaving(first, ctx context.Context) {
 	}
 }
 
-// snapshotRunning lists the attempts not yet reported ended; the caller
-// holds mu.
+// snapshotRunning lists the attempts whose processes run; the caller
+// holds mu. An attempt that exited stays in a.tasks until its output is
+// delivered and its exit report queued (watch), but is not listed: the
+// master takes a running list as a moment the attempt ran, and would
+// charge it until then, past its exit (trial 2026-11-29a A10).
 func (a *Agent) snapshotRunning() []agent.TaskID {
-	ids := make([]agent.TaskID, 0, len(a.tasks))
-	for id := range a.tasks {
-		ids = append(ids, id)
+	running, _ := a.snapshotTasks()
+	return running
+}
+
+// snapshotTasks lists the attempts whose processes run, and those that
+// exited and whose exit reports wait for their output to be delivered
+// (api.Register.Exited); the caller holds mu.
+func (a *Agent) snapshotTasks() (running, exited []agent.TaskID) {
+	running = make([]agent.TaskID, 0, len(a.tasks))
+	for id, att := range a.tasks {
+		if att.exited {
+			exited = append(exited, id)
+		} else {
+			running = append(running, id)
+		}
 	}
+	sortIDs(running)
+	sortIDs(exited)
+	return running, exited
+}
+
+func sortIDs(ids []agent.TaskID) {
 	sort.Slice(ids, func(i, j int) bool { return lessID(ids[i], ids[j]) })
-	return ids
 }
 
 func lessID(x, y agent.TaskID) bool {

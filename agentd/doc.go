@@ -80,6 +80,9 @@
 // sync after a failure does not wait, so a returning master hears from
 // the node at once. A sync answered 404 (the master lost the node) makes the agent
 // register again, listing what it runs; the reports still pending follow.
+// An attempt that exited while its exit report waits for its output lines
+// is listed apart, as exited (api.Register.Exited), and in no sync's
+// running list: the master charges an attempt listed running until then.
 // Since that master answers, the backoff starts over (short first
 // retries) and is capped at 5 s while the master answers with an error
 // (log batches' too, whose delivery holds exit reports back),

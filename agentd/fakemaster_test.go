@@ -92,7 +92,10 @@ type fakeMaster struct {
 	// failRegisters answers this many registrations 503, storing
 	// nothing, as a master whose store is not ready yet.
 	failRegisters int
-	notFoundAt    time.Time // when a sync was first answered 404
+	// refuseExited answers a registration that lists exited attempts
+	// (api.Register.Exited) 400, as a master older than the field does.
+	refuseExited bool
+	notFoundAt   time.Time // when a sync was first answered 404
 	// lease, when sayLease, is what a 404 says of the node's lease
 	// (api.NodeLeaseHeader), as a restarted master's does.
 	lease        time.Duration
@@ -210,6 +213,10 @@ func (fm *fakeMaster) register(w http.ResponseWriter, r *http.Request) {
 	if fm.failRegisters > 0 {
 		fm.failRegisters--
 		writeJSON(w, http.StatusServiceUnavailable, api.Error{Error: "the master's store is unavailable"})
+		return
+	}
+	if fm.refuseExited && len(req.Exited) > 0 {
+		writeJSON(w, http.StatusBadRequest, api.Error{Error: `unknown field "exited"`, Field: "exited"})
 		return
 	}
 	fm.registeredAt = time.Now()

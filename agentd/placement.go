@@ -68,6 +68,10 @@ func placementNotes(name, pool string, labels map[string]string, reply api.NodeP
 // notes on what differs from what the agent asked for.
 func (a *Agent) logRegistered(ctx context.Context, req api.Register, reply api.RegisterReply) {
 	args := []any{"running", len(req.Running), "sync_wait_s", reply.SyncWaitS, "commands", len(reply.Commands)}
+	if len(req.Exited) > 0 {
+		// Ended, their reports waiting for their output (api.Register.Exited).
+		args = append(args, "exited", len(req.Exited))
+	}
 	if reply.Pool != "" {
 		args = append([]any{"pool", reply.Pool}, args...)
 	}

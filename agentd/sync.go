@@ -24,22 +24,24 @@ const maxReportsPerSync = 1000
 // starts it, rather than taking the agent for one that takes work.
 func (a *Agent) register(ctx context.Context) error {
 	a.mu.Lock()
+	running, exited := a.snapshotTasks()
 	req := api.Register{
 		Name:    a.cfg.Name,
 		Pool:    a.cfg.Pool,
 		Labels:  a.cfg.Labels,
 		GPUs:    apiGPUs(a.cfg.GPUs),
-		Running: a.snapshotRunning(),
+		Running: running,
+		Exited:  exited,
 		Version: a.cfg.Version,
 		Leaving: a.leaving,
 	}
 	a.mu.Unlock()
 	var reply api.RegisterReply
-	err := a.conn.post(ctx, "/agents/register", a.cfg.RequestTimeout, req, &reply)
+	err := a.postRegister(ctx, &req, &reply)
 	revoked, joined := revokedCredential(err), false
 	if isStatus(err, http.StatusUnauthorized) && a.cred.drop(revoked) {
 		a.log.Warn("the master refused the node's credential; registering with the join token", "err", err)
-		err, joined = a.conn.post(ctx, "/agents/register", a.cfg.RequestTimeout, req, &reply), true
+		err, joined = a.postRegister(ctx, &req, &reply), true
 	}
 	if err != nil {
 		(disowner{a}).afterRefusal(err, revoked, joined)
@@ -64,6 +66,32 @@ func (a *Agent) register(ctx context.Context) error {
 	a.logRegistered(ctx, req, reply)
 	a.execute(reply.Commands)
 	return nil
+}
+
+// postRegister posts a registration. A master older than
+// api.Register.Exited refuses the field as unknown: it gets the
+// registration it knows, the exited attempts listed as running, as
+// agents did before the field (it then charges them until the
+// registration), rather than none, which it would end as not run.
+func (a *Agent) postRegister(ctx context.Context, req *api.Register, reply *api.RegisterReply) error {
+	err := a.conn.post(ctx, "/agents/register", a.cfg.RequestTimeout, req, reply)
+	if len(req.Exited) == 0 || !refusedAsUnknown(err, "exited") {
+		return err
+	}
+	a.log.Info("the master is older than the registration's list of exited attempts; "+
+		"listing them as running, as older agents did", "exited", len(req.Exited))
+	req.Running = append(req.Running, req.Exited...)
+	req.Exited = nil
+	sortIDs(req.Running)
+	return a.conn.post(ctx, "/agents/register", a.cfg.RequestTimeout, req, reply)
+}
+
+// refusedAsUnknown reports whether err is the master's 400 for a request
+// field it does not know (a master older than the field).
+func refusedAsUnknown(err error, field string) bool {
+	var se *statusError
+	return errors.As(err, &se) && se.status == http.StatusBadRequest &&
+		strings.Contains(se.msg, fmt.Sprintf("unknown field %q", field))
 }
 
 // syncOnce sends the unacknowledged reports and the running attempts

@@ -11,11 +11,24 @@ import (
 
 // Register is the body of POST /agents/register.
 type Register struct {
-	Name    string            `json:"name"`
-	Pool    string            `json:"pool"` // the agent's --pool; "" for the default pool
-	Labels  map[string]string `json:"labels,omitempty"`
-	GPUs    []GPU             `json:"gpus"`
-	Running []agent.TaskID    `json:"running"`
+	Name   string            `json:"name"`
+	Pool   string            `json:"pool"` // the agent's --pool; "" for the default pool
+	Labels map[string]string `json:"labels,omitempty"`
+	GPUs   []GPU             `json:"gpus"`
+	// Running lists the attempts whose processes run now; not those that
+	// exited (Exited): the master takes the registration as a moment an
+	// attempt it names ran, and charges it until then at least.
+	Running []agent.TaskID `json:"running"`
+	// Exited lists the attempts whose processes have exited and whose
+	// exit reports are still to come: each report waits until the output
+	// lines read before the exit are delivered, which a master outage
+	// holds back. The master neither counts them as running nor ends them
+	// as not run; their reports (api.Report.At, the exit) follow in the
+	// syncs. Empty from an agent older than the field, which listed them
+	// in Running; an agent sends it only when it names one, and registers
+	// with them in Running again when a master older than the field
+	// refuses it as unknown.
+	Exited []agent.TaskID `json:"exited,omitempty"`
 	// Version is the agent's build, for the master's logs and the Version
 	// of Node.
 	Version string `json:"version,omitempty"`
@@ -224,7 +237,11 @@ const (
 
 // Sync is the body of POST /agents/{name}/sync.
 type Sync struct {
-	Reports []Report       `json:"reports"`
+	Reports []Report `json:"reports"`
+	// Running lists the attempts whose processes run now, as
+	// Register.Running: one that exited is left out while its exit report
+	// waits for its output lines; the master, which expects that report,
+	// waits for it.
 	Running []agent.TaskID `json:"running"`
 	// Exited names the attempts of Running whose processes have exited
 	// but whose exit report waits (for their output to be delivered, say

@@ -92,7 +92,7 @@ func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterR
 	case wasLeaving && !reg.Leaving:
 		ag.m.log.Info("agent no longer leaving: it registered again", "node", reg.Name)
 	}
-	cmds, strays, err := registeredRunning(ctx, ag, n, reg.Running, now)
+	cmds, strays, err := registeredRunning(ctx, ag, n, reg, now)
 	if err != nil {
 		return api.RegisterReply{}, err
 	}
@@ -103,6 +103,9 @@ func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterR
 	// for after an agent restart: say them.
 	attrs := []any{"node", reg.Name, "pool", n.pool, "gpus", len(gpus),
 		"running", len(reg.Running), "unsettled", len(n.reconcile), "version", reg.Version}
+	if len(reg.Exited) > 0 {
+		attrs = append(attrs, "exited", len(reg.Exited)) // their reports to come
+	}
 	if !fresh && was.State == store.NodeLost {
 		attrs = append(attrs, "was", "lost")
 	}
@@ -259,7 +262,8 @@ func (ag *agents) syncReports(ctx context.Context, n *mnode, s api.Sync) (int64,
 }
 
 // settleMissing ends as lost the attempts that the agent does not run: those
-// it left out when it registered and did not report on since, and those
+// it left out when it registered (neither running nor exited: exitSaid) and
+// did not report on since, and those
 // whose start command went out two syncs and startGrace ago without a word
 // back. Both conditions are needed: an agent syncs again (to send other
 // reports) while it is still starting a process, and its running list
@@ -269,7 +273,7 @@ func (ag *agents) settleMissing(ctx context.Context, n *mnode, runs map[agent.Ta
 	now := ag.m.now()
 	for _, t := range ag.m.tasksOn(n.rec.Name) {
 		p := t.part(n.rec.Name)
-		if runs[t.id()] || p.state == partExited || p.state != partStarting && !n.reconcile[t.id()] {
+		if runs[t.id()] || p.state == partExited || p.exitSaid || p.state != partStarting && !n.reconcile[t.id()] {
 			continue
 		}
 		silent := p.delivered && p.state == partStarting && n.syncs-p.deliveredSync >= 2 &&

@@ -17,29 +17,42 @@ func queued(n *mnode, c api.Command) bool {
 
 // registeredRunning reconciles the attempts a registering agent runs
 // with the master's: the master's attempts on the node that the agent
-// does not list wait for their reports (n.reconcile); a stray one the
-// agent runs (one the master ended, or never knew) is asked to
-// checkpoint or killed (stray.go), strays counting those; one being
-// stopped gets its stop again (stopAgain). It returns the commands for
-// the reply.
-func registeredRunning(ctx context.Context, ag *agents, n *mnode, running []agent.TaskID, now time.Time) (cmds []api.Command, strays int, err error) {
-	runs := map[agent.TaskID]bool{}
-	for _, id := range running {
+// lists neither running nor exited must be reported on in its first sync
+// (n.reconcile: settleMissing); a stray one the agent runs (one the
+// master ended, or never knew) is asked to checkpoint or killed
+// (stray.go), strays counting those; one being stopped gets its stop
+// again (stopAgain). It returns the commands for the reply.
+//
+// Only the running ones ran until the registration (heardRunning): an
+// attempt the agent lists exited (api.Register.Exited) ended before, its
+// report waiting for its output lines, which the master waits for too
+// (exitSaid), and charges it until the exit that report gives (trial
+// 2026-11-29a A10: an agent that listed it running had it charged, and
+// timed, until the registration).
+func registeredRunning(ctx context.Context, ag *agents, n *mnode, reg api.Register, now time.Time) (cmds []api.Command, strays int, err error) {
+	runs, exited := map[agent.TaskID]bool{}, map[agent.TaskID]bool{}
+	for _, id := range reg.Running {
 		runs[id] = true
+	}
+	for _, id := range reg.Exited {
+		exited[id] = true
 	}
 	ag.strays.releaseStrays(n, runs)
 	n.reconcile = map[agent.TaskID]bool{}
 	for _, t := range ag.m.tasksOn(n.rec.Name) {
 		p := t.part(n.rec.Name)
+		// As of this registration: a new agent process that lost the
+		// report lists the attempt no more.
+		p.exitSaid = exited[t.id()] && p.state != partExited
 		switch {
-		case runs[t.id()] || p.state == partExited:
+		case runs[t.id()] || p.state == partExited || p.exitSaid:
 		case !p.delivered:
 			// Its start command is still queued and goes out with this reply.
 		default:
 			n.reconcile[t.id()] = true
 		}
 	}
-	for _, id := range running {
+	for _, id := range reg.Running {
 		if !ag.heardRunning(id, n.rec.Name, now) {
 			c, err := ag.strays.stray(ctx, n, id, now)
 			if err != nil {
@@ -52,4 +65,18 @@ func registeredRunning(ctx context.Context, ag *agents, n *mnode, running []agen
 		}
 	}
 	return cmds, strays, nil
+}
+
+// checkExited checks a registration's exited attempts: each a task ID,
+// none also listed running.
+func checkExited(reg api.Register) error {
+	for i, id := range reg.Exited {
+		if err := checkTaskID(id); err != nil {
+			return badRequest("exited", "exited[%d]: %v", i, err)
+		}
+		if slices.Contains(reg.Running, id) {
+			return badRequest("exited", "exited[%d]: attempt %s is listed running too", i, id)
+		}
+	}
+	return nil
 }

@@ -242,6 +242,9 @@ func (ag *agents) checkRegister(reg *api.Register) error {
 			return badRequest("running", "running[%d]: %v", i, err)
 		}
 	}
+	if err := checkExited(*reg); err != nil {
+		return err
+	}
 	ag.m.lock()
 	cfg := ag.m.cfg
 	refused := poolNote(cfg, reg.Name, reg.Pool) != ""

@@ -195,6 +195,12 @@ type mpart struct {
 	deliveredAt   time.Time
 	// stopAt is when the attempt's stop last went to this part's node.
 	stopAt time.Time
+	// exitSaid: its agent registered listing it exited, the report to
+	// come (api.Register.Exited). The master waits for that report: it
+	// does not end the part as not run (settleMissing), and no word that
+	// it runs (a request the agent built before) moves its usage past
+	// the exit (heardRunning).
+	exitSaid bool
 }
 
 // mnode is the mirror of a node.

@@ -42,6 +42,9 @@ func (ag *agents) heardRunning(id agent.TaskID, node string, at time.Time) bool 
 	if !ag.runsOn(id, node) {
 		return false
 	}
+	if ag.lookup(id).part(node).exitSaid {
+		return true // it exited: a running word is older news
+	}
 	if a := ag.lookup(id).att; at.After(a.heardTo) {
 		a.heardTo = at
 	}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -84,11 +85,14 @@ type Agent struct {
 	// it syncs as an agent older than the field, told of a move once.
 	AckPlacement bool
 
-	mu       sync.Mutex
-	seq      int64
-	pending  []api.Report // not yet acknowledged
-	running  map[agent.TaskID]agent.TaskSpec
-	held     map[agent.TaskID]bool // exited, the exit report held back (HoldExit)
+	mu      sync.Mutex
+	seq     int64
+	pending []api.Report // not yet acknowledged
+	running map[agent.TaskID]agent.TaskSpec
+	held    map[agent.TaskID]bool // exited, the exit report held back (HoldExit)
+	// exited are the attempts that ended with their reports held back
+	// (Ended), which registrations list (api.Register.Exited).
+	exited   map[agent.TaskID]bool
 	started  []agent.TaskSpec
 	commands []api.Command
 	timers   []*time.Timer
@@ -133,7 +137,7 @@ func (a *Agent) register(ctx context.Context, same bool) (api.RegisterReply, err
 	}
 	a.leaving = a.leaving && same
 	reg := api.Register{Name: a.Name, Pool: a.Pool, Labels: a.Labels, GPUs: gpus, Running: a.runningLocked(),
-		Version: "mastertest", Leaving: a.leaving}
+		Exited: a.exitedLocked(), Version: "mastertest", Leaving: a.leaving}
 	a.mu.Unlock()
 	var reply api.RegisterReply
 	if err := a.post(ctx, "/agents/register", reg, &reply); err != nil {
@@ -285,12 +289,43 @@ func (a *Agent) Forget(id agent.TaskID) bool {
 	return ok
 }
 
+// Ended drops a running attempt from the running lists without a report,
+// as agentd holds an attempt's exit report back until its output is
+// delivered: the registrations list it exited (api.Register.Exited)
+// until the test reports its exit (Inject). It reports whether it ran.
+func (a *Agent) Ended(id agent.TaskID) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	_, ok := a.running[id]
+	delete(a.running, id)
+	if ok {
+		if a.exited == nil {
+			a.exited = map[agent.TaskID]bool{}
+		}
+		a.exited[id] = true
+	}
+	return ok
+}
+
+func (a *Agent) exitedLocked() []agent.TaskID {
+	var ids []agent.TaskID
+	for id := range a.exited {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, func(x, y agent.TaskID) int { return strings.Compare(x.String(), y.String()) })
+	return ids
+}
+
 // Inject queues a report as it is, whatever the agent runs: for tests of
 // reports on attempts the agent never had, or of an exit at a time of
-// the test's (At; the wall clock when zero).
+// the test's (At; the wall clock when zero). An exit report ends what
+// Ended held back.
 func (a *Agent) Inject(r api.Report) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if r.Event == api.EventExited {
+		delete(a.exited, r.Task)
+	}
 	a.report(r)
 }
 
