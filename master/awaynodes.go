@@ -245,3 +245,37 @@ func (f *cfFacts) noNodeUp(e *sched.Job) *api.Counterfactual {
 	}
 	return &api.Counterfactual{Message: "It cannot start now: " + noNodeUpMessage(s.Pools[e.Pool].Name, gone) + "."}
 }
+
+// unplaceable is the counterfactual of job ji (entry e) when no set of
+// the pool's nodes up now could hold it (never, or waiting for a drained
+// node's resume or a lost node's return), else nil; drained are the
+// pool's drained nodes either way. Drained nodes count at their own
+// slots: a job too big for the pool even with them resumed can never
+// run, drain or no drain; one that only they could hold waits for a
+// resume.
+func (f *cfFacts) unplaceable(ji int, e *sched.Job) (drained []string, cf *api.Counterfactual) {
+	if cf := f.noNodeUp(e); cf != nil {
+		return nil, cf
+	}
+	drained = f.s.DrainedNodes(e)
+	err := sched.FeasibleResumed(f.s, e)
+	if err != nil && f.away != nil {
+		if away := f.away(e); len(away) > 0 {
+			return drained, awayCounterfactual(away) // awaynodes.go: not "never" for a node that may come back
+		}
+	}
+	if err == nil {
+		if err = sched.Feasible(f.s, e); err != nil && len(drained) > 0 {
+			return drained, drainedCounterfactual(drained)
+		}
+	}
+	if err != nil {
+		// The snapshot's ID is the job's number; name it as the CLI does.
+		var ie *sched.InfeasibleError
+		if rec := f.rec(ji); errors.As(err, &ie) && rec != nil {
+			ie.Name = jobLabel(*rec)
+		}
+		return drained, &api.Counterfactual{Never: err.Error(), Message: "It cannot start on the nodes up now: " + err.Error() + "."}
+	}
+	return drained, nil
+}
