@@ -43,10 +43,10 @@ func (h holdAction) done() string {
 	return "released"
 }
 
-func (ja *jobsAPI) handleHoldJob(w http.ResponseWriter, r *http.Request)    { ja.holdOne(w, r, true) }
-func (ja *jobsAPI) handleReleaseJob(w http.ResponseWriter, r *http.Request) { ja.holdOne(w, r, false) }
-func (ja *jobsAPI) handleHoldJobs(w http.ResponseWriter, r *http.Request)   { ja.holdList(w, r, true) }
-func (ja *jobsAPI) handleReleaseJobs(w http.ResponseWriter, r *http.Request) {
+func (ja jobHolds) handleHoldJob(w http.ResponseWriter, r *http.Request)    { ja.holdOne(w, r, true) }
+func (ja jobHolds) handleReleaseJob(w http.ResponseWriter, r *http.Request) { ja.holdOne(w, r, false) }
+func (ja jobHolds) handleHoldJobs(w http.ResponseWriter, r *http.Request)   { ja.holdList(w, r, true) }
+func (ja jobHolds) handleReleaseJobs(w http.ResponseWriter, r *http.Request) {
 	ja.holdList(w, r, false)
 }
 
@@ -58,7 +58,7 @@ func (ac *access) mayHold(r *http.Request, id int64, hold holdAction) error {
 	return ac.mayChangeJob(r, id)
 }
 
-func (ja *jobsAPI) holdOne(w http.ResponseWriter, r *http.Request, hold holdAction) {
+func (ja jobHolds) holdOne(w http.ResponseWriter, r *http.Request, hold holdAction) {
 	id, err := pathID(r)
 	if err != nil {
 		ja.fail(w, err)
@@ -92,7 +92,7 @@ func (ja *jobsAPI) holdOne(w http.ResponseWriter, r *http.Request, hold holdActi
 // holdList holds or releases a list of jobs under one hold of the
 // master's lock, each checked as the request for it alone is, with a
 // result each, as POST /jobs/kill does.
-func (ja *jobsAPI) holdList(w http.ResponseWriter, r *http.Request, hold holdAction) {
+func (ja jobHolds) holdList(w http.ResponseWriter, r *http.Request, hold holdAction) {
 	var req api.HoldJobs
 	if err := decodeBody(w, r, &req); err != nil {
 		ja.fail(w, err)
@@ -120,7 +120,7 @@ func (ja *jobsAPI) holdList(w http.ResponseWriter, r *http.Request, hold holdAct
 			continue
 		}
 		var err error
-		if changed[i], err = holdLocked(r.Context(), ja, id, bool(hold), by); err != nil {
+		if changed[i], err = holdLocked(r.Context(), ja.jobsAPI, id, bool(hold), by); err != nil {
 			ok[i] = false
 			res[i].Status, res[i].Error = killError(ja.m, err)
 		}
@@ -158,10 +158,10 @@ func (ja *jobsAPI) holdList(w http.ResponseWriter, r *http.Request, hold holdAct
 
 // Hold holds job id (hold true) or releases it, in by's name, and
 // reports whether that changed anything; tests call it directly.
-func (ja *jobsAPI) Hold(ctx context.Context, id int64, hold bool, by string) (changed bool, err error) {
+func (ja jobHolds) Hold(ctx context.Context, id int64, hold bool, by string) (changed bool, err error) {
 	ja.m.lock()
 	defer ja.m.unlock()
-	return holdLocked(ctx, ja, id, hold, by)
+	return holdLocked(ctx, ja.jobsAPI, id, hold, by)
 }
 
 // holdLocked is Hold for a caller that holds the lock. The hold is

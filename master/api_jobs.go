@@ -33,12 +33,26 @@ type jobsAPI struct {
 	logs    jobLogs
 	metrics jobMetrics
 	query   jobsQuery
+	// holds serves a job's hold and release (api_hold.go) and dry its
+	// dry run, a submission's judgement included (dryrun.go): parts over
+	// the jobs' API itself, as they use its lookups.
+	holds jobHolds
+	dry   jobDryRun
 }
+
+// jobHolds and jobDryRun are parts of the jobs' API (jobsAPI.holds,
+// jobsAPI.dry) with its lookups.
+type (
+	jobHolds  struct{ *jobsAPI }
+	jobDryRun struct{ *jobsAPI }
+)
 
 // newJobsAPI returns the jobs' API over m, with its parts.
 func newJobsAPI(m *Master) *jobsAPI {
 	s := server{m}
-	return &jobsAPI{server: s, logs: jobLogs{s}, metrics: jobMetrics{s}, query: jobsQuery{s}}
+	ja := &jobsAPI{server: s, logs: jobLogs{s}, metrics: jobMetrics{s}, query: jobsQuery{s}}
+	ja.holds, ja.dry = jobHolds{ja}, jobDryRun{ja}
+	return ja
 }
 
 func (ja *jobsAPI) handleSubmit(w http.ResponseWriter, r *http.Request) {
@@ -68,7 +82,7 @@ func (ja *jobsAPI) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if dry {
-		d, err := ja.DryRun(p, data, SubmitOptions{AllowInfeasible: allow})
+		d, err := ja.dry.DryRun(p, data, SubmitOptions{AllowInfeasible: allow})
 		if err != nil {
 			ja.m.access.deny(w, r, err)
 			return
@@ -128,7 +142,7 @@ func boolParam(r *http.Request, name string) (bool, error) {
 // file are *httpError values naming the field; a job that could never
 // run is refused with 422 unless opt allows it.
 func (ja *jobsAPI) Submit(ctx context.Context, p auth.Principal, data []byte, opt SubmitOptions) (store.Job, int, error) {
-	sub, err := ja.judge(p, data, opt)
+	sub, err := ja.dry.judge(p, data, opt)
 	if err != nil {
 		return store.Job{}, 0, err
 	}

@@ -57,7 +57,7 @@ type submission struct {
 
 // judge checks a job file as a submission of p's would be checked, and
 // returns what Submit stores, or the error the submission gets.
-func (ja *jobsAPI) judge(p auth.Principal, data []byte, opt SubmitOptions) (submission, error) {
+func (ja jobDryRun) judge(p auth.Principal, data []byte, opt SubmitOptions) (submission, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return submission{}, badRequest("", "empty request body: expected a job file as a JSON object")
 	}
@@ -99,7 +99,7 @@ func (ja *jobsAPI) judge(p auth.Principal, data []byte, opt SubmitOptions) (subm
 
 // DryRun judges a job file as Submit does and says what a submission of
 // it now would get, changing nothing; its errors are Submit's.
-func (ja *jobsAPI) DryRun(p auth.Principal, data []byte, opt SubmitOptions) (api.DryRun, error) {
+func (ja jobDryRun) DryRun(p auth.Principal, data []byte, opt SubmitOptions) (api.DryRun, error) {
 	sub, err := ja.judge(p, data, opt)
 	if err != nil {
 		return api.DryRun{}, err
@@ -180,7 +180,7 @@ func (w *dryPlan) wouldStart(v *readView, rec *store.Job) *api.Counterfactual {
 // whatIf places the job into a copy of the last pass's snapshot, as if
 // submitted at now, and settles the instant on it as the live master
 // would (drySettling, by lifecycle's Settler), outside mu.
-func (ja *jobsAPI) whatIf(sub submission, now time.Time) *dryPlan {
+func (ja jobDryRun) whatIf(sub submission, now time.Time) *dryPlan {
 	j := newJob(sub.rec)
 	j.spec = specOf(sub.spec.Kind, sub.spec.Resources)
 	// Its tasks, for the entry's count (max_concurrent's cap is at most
@@ -280,7 +280,7 @@ func named[T any](v *readView, items []T, ref func(*T) (job int64, name, user *s
 // estimate gives a waiting job's pending the start a submission would
 // be shown: the reservation's, else the forecast's, with its range, as
 // jobView gives a queued job's (views.go).
-func (ja *jobsAPI) estimate(v *api.Pending, w *dryPlan) {
+func (ja jobDryRun) estimate(v *api.Pending, w *dryPlan) {
 	if v.EstimatedStart != nil {
 		v.EstimateBasis = "reservation"
 		return
@@ -306,7 +306,7 @@ func (ja *jobsAPI) estimate(v *api.Pending, w *dryPlan) {
 // and the place rec would take among them by the pool's order (mf is its
 // multifactor priority): for a job that would start now, which the last
 // pass gave no turn.
-func (ja *jobsAPI) placeIn(rec store.Job, mf float64) (position, queued int) {
+func (ja jobDryRun) placeIn(rec store.Job, mf float64) (position, queued int) {
 	v := ja.m.pub.reads()
 	pi := v.cfg.PoolIndex(rec.Pool)
 	if pi < 0 {
