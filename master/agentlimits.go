@@ -31,7 +31,7 @@ import (
 // starts or runs there (its part not exited) and has a limit, its
 // deadline (the master's own, deadline) and the time left until it, in
 // the order of the tasks. Callers hold mu.
-func (ag *agents) timeLimitsFor(n *mnode) []api.TimeLimit {
+func (ag agentLimits) timeLimitsFor(n *mnode) []api.TimeLimit {
 	now := ag.m.now()
 	var out []api.TimeLimit
 	for _, t := range ag.m.tasksOn(n.rec.Name) {
@@ -53,7 +53,7 @@ func (ag *agents) timeLimitsFor(n *mnode) []api.TimeLimit {
 // (partExited); first, for a part its agent killed at the time limit
 // (atLimit), the master's own time-limit kill (stoppedAtLimit), which
 // its end then follows. Callers hold mu.
-func (ag *agents) exitedPart(ctx context.Context, t *mtask, node string, p *mpart, atLimit bool) error {
+func (ag agentLimits) exitedPart(ctx context.Context, t *mtask, node string, p *mpart, atLimit bool) error {
 	if atLimit && p.outcome == agent.OutcomeKilled {
 		if err := ag.stoppedAtLimit(ctx, t, node); err != nil {
 			return err
@@ -71,7 +71,7 @@ func (ag *agents) exitedPart(ctx context.Context, t *mtask, node string, p *mpar
 // killing for its limit already (it applied it late, after the store
 // came back) keeps its kill, and its end says that the agent applied it
 // at the limit (endNote). Callers hold mu.
-func (ag *agents) stoppedAtLimit(ctx context.Context, t *mtask, node string) error {
+func (ag agentLimits) stoppedAtLimit(ctx context.Context, t *mtask, node string) error {
 	at, _ := deadlineOf(t)
 	note := ag.m.planner.limits.agentNote(node, at)
 	if t.rec.State == store.TaskKilling {

@@ -37,7 +37,20 @@ type agents struct {
 	// late amends attempts ended lost whose exits are heard of late
 	// (lateexit.go).
 	late lateExits
+	// trials applies the metrics of experiments' trials and the
+	// searcher's stops (experiments.go), limits the time limits the
+	// agents enforce (agentlimits.go): parts over the agents' side, as
+	// they use its state.
+	trials agentTrials
+	limits agentLimits
 }
+
+// agentTrials and agentLimits are parts of the agents' side
+// (agents.trials, agents.limits).
+type (
+	agentTrials struct{ *agents }
+	agentLimits struct{ *agents }
+)
 
 // errUnknownNode answers a sync from an agent that has not registered with
 // this master process.
@@ -115,7 +128,7 @@ func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterR
 	ag.m.log.Info("agent registered", attrs...)
 	ag.m.kick()
 	return api.RegisterReply{SyncWaitS: int(ag.m.opt.SyncWait / time.Second), Commands: cmds,
-		NodePlacement: nodePlacement(ag.m.cfg, n), Fence: ag.fence(n), TimeLimits: ag.timeLimitsFor(n)}, nil
+		NodePlacement: nodePlacement(ag.m.cfg, n), Fence: ag.fence(n), TimeLimits: ag.limits.timeLimitsFor(n)}, nil
 }
 
 // ruledLabels are node n's labels as the scheduler matches them when its
@@ -323,13 +336,13 @@ func (ag *agents) report(ctx context.Context, n *mnode, r api.Report) error {
 		}
 		return ag.maybeRunning(ctx, t)
 	case api.EventMetrics:
-		return ag.recordMetric(ctx, t, r)
+		return ag.trials.recordMetric(ctx, t, r)
 	case api.EventExited:
 		before, limitEnd := *p, t.limitEnd
 		p.state, p.outcome, p.exitCode, p.err = partExited, agent.Outcome(r.Outcome), r.ExitCode, r.Error
 		p.exitedAt = partExit(t.att, r.At, ag.m.now())
 		p.noStart = before.state == partStarting && p.outcome == agent.OutcomeFailed
-		if err := ag.exitedPart(ctx, t, n.rec.Name, p, r.StoppedAtLimit); err != nil {
+		if err := ag.limits.exitedPart(ctx, t, n.rec.Name, p, r.StoppedAtLimit); err != nil {
 			t.limitEnd = limitEnd
 			// Nothing was stored: the part must still look running, so
 			// that the agent's resent report is applied, not ignored as

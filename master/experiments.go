@@ -76,7 +76,7 @@ func (r *restorer) restoreSearch(ctx context.Context, j *mjob) error {
 			t.endTo = store.TaskCompleted
 			continue
 		}
-		if err := m.agents.stopTrial(ctx, t); err != nil {
+		if err := m.agents.trials.stopTrial(ctx, t); err != nil {
 			return err
 		}
 	}
@@ -87,7 +87,7 @@ func (r *restorer) restoreSearch(ctx context.Context, j *mjob) error {
 // it is new, shows it to the job's searcher. A report the agent should
 // not have sent (it checks them) is logged and dropped, so that it cannot
 // block the node's report stream.
-func (ag *agents) recordMetric(ctx context.Context, t *mtask, r api.Report) error {
+func (ag agentTrials) recordMetric(ctx context.Context, t *mtask, r api.Report) error {
 	if err := store.ValidateMetricValues(r.Metrics); err != nil || r.Step < 0 {
 		ag.m.log.Warn("metrics report dropped", "task", t.id().String(), "step", r.Step, "err", err)
 		return nil
@@ -101,7 +101,7 @@ func (ag *agents) recordMetric(ctx context.Context, t *mtask, r api.Report) erro
 	// after the commit (a stop it decides is then a write of its own), so
 	// that a failed batch leaves the searcher as the store has it.
 	ag.m.batches.later(func() {
-		if err := ag.m.agents.observeMetric(ctx, t, met); err != nil {
+		if err := ag.m.agents.trials.observeMetric(ctx, t, met); err != nil {
 			ag.m.log.Error("stopping a trial", "task", t.id().String(), "err", err)
 		}
 	})
@@ -138,7 +138,7 @@ func (ag lateExits) lateMetric(ctx context.Context, n *mnode, r api.Report) erro
 		return err
 	}
 	ag.m.batches.later(func() {
-		if err := ag.m.agents.observeMetric(ctx, t, met); err != nil {
+		if err := ag.m.agents.trials.observeMetric(ctx, t, met); err != nil {
 			ag.m.log.Error("stopping a trial", "task", t.id().String(), "err", err)
 		}
 	})
@@ -147,7 +147,7 @@ func (ag lateExits) lateMetric(ctx context.Context, n *mnode, r api.Report) erro
 
 // observeMetric shows a stored metric to the job's searcher and stops the
 // trial when the searcher says so.
-func (ag *agents) observeMetric(ctx context.Context, t *mtask, met store.Metric) error {
+func (ag agentTrials) observeMetric(ctx context.Context, t *mtask, met store.Metric) error {
 	s := t.job.search
 	if s == nil || t.rec.Index >= s.Trials() {
 		return nil
@@ -176,7 +176,7 @@ func (ag *agents) observeMetric(ctx context.Context, t *mtask, met store.Metric)
 // agents said it had exited, its exit report held back (exitHeld): its
 // reports came late, through a store outage say, and it ends as it
 // exited when that report comes (trial r R3).
-func (ag *agents) stopTrial(ctx context.Context, t *mtask) error {
+func (ag agentTrials) stopTrial(ctx context.Context, t *mtask) error {
 	reason := t.job.search.Reason(t.rec.Index)
 	switch {
 	case t.att != nil && ag.exitHeld(t):
@@ -201,7 +201,7 @@ func (ag *agents) stopTrial(ctx context.Context, t *mtask) error {
 // exitHeld reports whether every part of t's attempt has exited, by its
 // exit report or by its agent's word that the report is held back
 // (api.Sync.Exited). Callers hold mu.
-func (ag *agents) exitHeld(t *mtask) bool {
+func (ag agentTrials) exitHeld(t *mtask) bool {
 	for _, p := range t.att.parts {
 		if p.state == partExited {
 			continue

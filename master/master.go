@@ -227,6 +227,7 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 	m.planner.limits.m, m.planner.limits.began = m, m.now()
 	m.access = &access{server: server{m}}
 	m.agents = &agents{server: server{m}, strays: strayBook{server: server{m}}, late: lateExits{server{m}}}
+	m.agents.trials, m.agents.limits = agentTrials{m.agents}, agentLimits{m.agents}
 	m.metric = newMetrics(m)
 	m.tails.metric = m.metric
 	m.health.up = m.metric.storeUp

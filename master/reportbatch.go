@@ -70,7 +70,7 @@ func (ag *agents) sync(ctx context.Context, name string, s api.Sync, st *syncStr
 	if !n.registered {
 		return api.SyncReply{}, errUnknownNode
 	}
-	reply := api.SyncReply{Acked: req.acked, Commands: ag.take(n), Fence: ag.fence(n), TimeLimits: ag.timeLimitsFor(n)}
+	reply := api.SyncReply{Acked: req.acked, Commands: ag.take(n), Fence: ag.fence(n), TimeLimits: ag.limits.timeLimitsFor(n)}
 	reply.PlacementGen, reply.Placement = ag.placementNews(n, s.PlacementGen)
 	return reply, nil
 }
