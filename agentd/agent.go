@@ -218,6 +218,17 @@ type attempt struct {
 const maxFinished = 10_000
 
 // New checks the configuration and prepares an agent.
+// fencer and limiter are the agent seen as its fence (fence.go) and as
+// the backstop of its tasks' time limits (timelimit.go): the methods of
+// each part, over the agent's state, apart from the Agent's own.
+type (
+	fencer  struct{ *Agent }
+	limiter struct{ *Agent }
+)
+
+func (a *Agent) fencer() fencer   { return fencer{a} }
+func (a *Agent) limiter() limiter { return limiter{a} }
+
 func New(cfg Config) (*Agent, error) {
 	if cfg.OnExit == "" {
 		cfg.OnExit = ExitKill
@@ -320,8 +331,8 @@ func (a *Agent) Run(ctx context.Context) error {
 	loopCtx, cancelLoops := context.WithCancel(ctx)
 	defer cancelLoops()
 	loops.Go(func() { a.reportLoop(loopCtx) })
-	loops.Go(func() { a.fenceLoop(loopCtx) })
-	loops.Go(func() { a.limitLoop(loopCtx) })
+	loops.Go(func() { a.fencer().fenceLoop(loopCtx) })
+	loops.Go(func() { a.limiter().limitLoop(loopCtx) })
 	if a.runner.FenceFile != "" {
 		loops.Go(func() { a.fenceFileLoop(loopCtx) })
 	}

@@ -60,7 +60,7 @@ func (fs *fenceState) last() time.Time {
 
 // heardLocked records a successful exchange with the master, whose reply
 // arrived at at and carried fence f; the caller holds mu.
-func (a *Agent) heardLocked(at time.Time, f *api.Fence) {
+func (a fencer) heardLocked(at time.Time, f *api.Fence) {
 	fs := &a.fence
 	if !at.After(fs.contact) {
 		return // an older exchange's reply, after a newer one's
@@ -94,7 +94,7 @@ func (a *Agent) heardLocked(at time.Time, f *api.Fence) {
 // its standing terms, as the master does not count the node silent while
 // it holds its poll. Unlike a reply it wakes no loop: the fence's timer
 // finds the later contact when it fires.
-func (a *Agent) heartbeat(at time.Time) {
+func (a fencer) heartbeat(at time.Time) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if at.After(a.fence.beat) {
@@ -113,7 +113,7 @@ func leasedLocked(a *Agent, at time.Time, lease time.Duration) {
 	if a.fence.f == nil {
 		return
 	}
-	a.heardLocked(at.Add(lease-msDuration(a.fence.f.AgentTimeoutMS)), a.fence.f)
+	a.fencer().heardLocked(at.Add(lease-msDuration(a.fence.f.AgentTimeoutMS)), a.fence.f)
 }
 
 // hold is the longest the master holds a long poll of an agent whose
@@ -146,7 +146,7 @@ type fenced struct {
 
 // fenceLoop stops the attempts whose time under the fence is up, until
 // ctx is done (the agent stops: its OnExit policy decides then).
-func (a *Agent) fenceLoop(ctx context.Context) {
+func (a fencer) fenceLoop(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
@@ -248,7 +248,7 @@ func fenceRetryCap(a *Agent, d time.Duration, now time.Time) time.Duration {
 // the fence stopped it, with the outcome preempted, so that a master
 // that did not lose the node meanwhile requeues it from its checkpoint,
 // and one that did ignores it (the attempt is no longer open).
-func (a *Agent) fenceStop(d fenced) {
+func (a fencer) fenceStop(d fenced) {
 	id := d.att.spec.ID()
 	err := d.att.task.Preempt(d.grace)
 	switch {

@@ -84,7 +84,7 @@ func TestFenceRetryCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	a.heardLocked(now, f)
+	a.fencer().heardLocked(now, f)
 	a.waitS = 1
 	loose := &attempt{spec: *spec(0, 1, "")}
 	held := &attempt{spec: *spec(1, 1, "")}

@@ -59,8 +59,8 @@ func (a *Agent) register(ctx context.Context) error {
 	a.gen++
 	a.waitS = max(reply.SyncWaitS, 0)
 	a.placement, a.placeGen = reply.NodePlacement, reply.PlacementGen
-	a.heardLocked(time.Now(), reply.Fence)
-	a.heardLimitsLocked(time.Now(), reply.TimeLimits, true)
+	a.fencer().heardLocked(time.Now(), reply.Fence)
+	a.limiter().heardLimitsLocked(time.Now(), reply.TimeLimits, true)
 	a.broadcast()
 	a.mu.Unlock()
 	a.logRegistered(ctx, req, reply)
@@ -102,7 +102,7 @@ func (a *Agent) syncOnce(ctx context.Context, waitS int) (int, error) {
 	gen := a.gen
 	n := min(len(a.reports), maxReportsPerSync)
 	req := api.Sync{
-		Reports: a.forMasterLocked(a.reports[:n]),
+		Reports: a.limiter().forMasterLocked(a.reports[:n]),
 		Running: a.snapshotRunning(),
 		Exited:  a.snapshotExited(),
 		WaitS:   waitS,
@@ -128,7 +128,7 @@ func (a *Agent) syncOnce(ctx context.Context, waitS int) (int, error) {
 			if at.After(end) {
 				at = end
 			}
-			a.heartbeat(at)
+			a.fencer().heartbeat(at)
 		}
 	}
 	err := a.conn.postHeard(ctx, path, a.cfg.RequestTimeout+time.Duration(waitS)*time.Second, req, &reply, heard)
@@ -154,15 +154,15 @@ func (a *Agent) syncOnce(ctx context.Context, waitS int) (int, error) {
 		// The master is up and gives every node a fresh lease once its
 		// store is back: contact for the fence, whose terms stand.
 		a.mu.Lock()
-		a.heardLocked(time.Now(), a.fence.f)
+		a.fencer().heardLocked(time.Now(), a.fence.f)
 		a.mu.Unlock()
 	}
 	if err != nil {
 		return 0, err
 	}
 	a.mu.Lock()
-	a.heardLocked(time.Now(), reply.Fence)
-	a.heardLimitsLocked(time.Now(), reply.TimeLimits, false)
+	a.fencer().heardLocked(time.Now(), reply.Fence)
+	a.limiter().heardLimitsLocked(time.Now(), reply.TimeLimits, false)
 	a.mu.Unlock()
 	a.ack(reply.Acked)
 	a.placed(ctx, gen, reply)

@@ -247,7 +247,7 @@ func (a *Agent) watch(att *attempt) {
 	if att.fenced != "" && res.Outcome == agent.OutcomePreempted {
 		rep.Error = strings.TrimSuffix(att.fenced+"; "+rep.Error, "; ")
 	}
-	a.limitReportLocked(att, &rep)
+	a.limiter().limitReportLocked(att, &rep)
 	if a.detached {
 		a.mu.Unlock()
 		return

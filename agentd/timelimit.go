@@ -60,7 +60,7 @@ type limitDue struct {
 // at; registration says it is a registration's, which starts heard over
 // (the agent may have registered with another master process, perhaps
 // an older one). The caller holds mu.
-func (a *Agent) heardLimitsLocked(at time.Time, ls []api.TimeLimit, registration bool) {
+func (a limiter) heardLimitsLocked(at time.Time, ls []api.TimeLimit, registration bool) {
 	s := &a.limits
 	if registration {
 		s.heard = false
@@ -121,7 +121,7 @@ func killGrace(spec agent.TaskSpec) time.Duration {
 
 // limitLoop kills the attempts past their time limits that the master
 // has not stopped (limitState.dueAt), until ctx is done.
-func (a *Agent) limitLoop(ctx context.Context) {
+func (a limiter) limitLoop(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
@@ -147,7 +147,7 @@ func (a *Agent) limitLoop(ctx context.Context) {
 
 // limitStop kills one attempt as the master's time-limit kill does: its
 // process group gets SIGTERM, and SIGKILL once the kill_grace is over.
-func (a *Agent) limitStop(d limited) {
+func (a limiter) limitStop(d limited) {
 	id := d.att.spec.ID()
 	err := d.att.task.Kill(d.grace)
 	a.mu.Lock()
@@ -169,7 +169,7 @@ func (a *Agent) limitStop(d limited) {
 // limitReportLocked marks the exit report of an attempt the backstop
 // stopped, which ended killed: its Error says so, and StoppedAtLimit
 // where the master knows the field. The caller holds mu.
-func (a *Agent) limitReportLocked(att *attempt, rep *api.Report) {
+func (a limiter) limitReportLocked(att *attempt, rep *api.Report) {
 	if att.limited == "" || rep.Outcome != string(agent.OutcomeKilled) {
 		return
 	}
@@ -181,7 +181,7 @@ func (a *Agent) limitReportLocked(att *attempt, rep *api.Report) {
 // takes them: StoppedAtLimit only where it sent time limits since (an
 // older master refuses the field as unknown; its words stay in Error).
 // The caller holds mu.
-func (a *Agent) forMasterLocked(reps []api.Report) []api.Report {
+func (a limiter) forMasterLocked(reps []api.Report) []api.Report {
 	out := append([]api.Report{}, reps...)
 	if a.limits.heard {
 		return out

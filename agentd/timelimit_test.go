@@ -63,7 +63,7 @@ func TestLimitBackstopDue(t *testing.T) {
 				c.att(att)
 			}
 			a.tasks[id] = att
-			a.heardLimitsLocked(t0, c.limits, true)
+			a.limiter().heardLimitsLocked(t0, c.limits, true)
 			due, next := a.limits.dueAt(c.now, a.tasks, false)
 			if got := len(due) == 1; got != c.wantDue {
 				t.Fatalf("due %v, want %v", got, c.wantDue)
@@ -88,7 +88,7 @@ func TestLimitBackstopDue(t *testing.T) {
 	t.Run("while the agent stops", func(t *testing.T) {
 		a := limitAgent()
 		a.tasks[id] = limitAttempt(id)
-		a.heardLimitsLocked(t0, limitOf(id, 0), true)
+		a.limiter().heardLimitsLocked(t0, limitOf(id, 0), true)
 		if due, next := a.limits.dueAt(t0.Add(time.Hour), a.tasks, true); len(due) != 0 || !next.IsZero() {
 			t.Fatalf("due %d, next %v while the agent stops its tasks itself; want none", len(due), next)
 		}
@@ -127,7 +127,7 @@ func TestLimitBackstopHeard(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			a := limitAgent()
 			for _, r := range c.replies {
-				a.heardLimitsLocked(r.at, r.limits, r.reg)
+				a.limiter().heardLimitsLocked(r.at, r.limits, r.reg)
 			}
 			d, ok := a.limits.due[id]
 			if ok != !c.want.IsZero() || ok && !d.at.Equal(c.want) {
@@ -158,9 +158,9 @@ func TestLimitReportForMaster(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			a := limitAgent()
 			now := time.Now()
-			a.heardLimitsLocked(now, c.limits, true)
-			a.heardLimitsLocked(now.Add(time.Second), c.sync, false)
-			got := a.forMasterLocked([]api.Report{rep})
+			a.limiter().heardLimitsLocked(now, c.limits, true)
+			a.limiter().heardLimitsLocked(now.Add(time.Second), c.sync, false)
+			got := a.limiter().forMasterLocked([]api.Report{rep})
 			if got[0].StoppedAtLimit != c.want || got[0].Error != rep.Error {
 				t.Fatalf("sent %+v, want stopped_at_limit %v and the same error", got[0], c.want)
 			}
