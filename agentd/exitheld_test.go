@@ -9,8 +9,9 @@ import (
 
 // TestSyncSaysExitHeld (trial r R3): while an attempt's exit report waits
 // for its logs (the master refuses them, as through a store outage), the
-// syncs list it as running and as exited, so that the master asks no kill
-// of it; once the report is sent, neither.
+// syncs list it as exited, not as running (trial 2026-11-29a A10: an
+// attempt that ended is not said to run), so that the master asks no
+// kill of it; once the report is sent, neither.
 func TestSyncSaysExitHeld(t *testing.T) {
 	fm := newFakeMaster(t)
 	startAgent(t, testConfig(t, fm, t.TempDir()))
@@ -20,7 +21,7 @@ func TestSyncSaysExitHeld(t *testing.T) {
 	fm.send(startCmd(s))
 	said := func(fm *fakeMaster) bool {
 		return slices.ContainsFunc(fm.syncs, func(y api.Sync) bool {
-			return slices.Contains(y.Exited, s.ID()) && slices.Contains(y.Running, s.ID())
+			return slices.Contains(y.Exited, s.ID()) && !slices.Contains(y.Running, s.ID())
 		})
 	}
 	fm.waitFor("a sync saying the attempt exited", said)

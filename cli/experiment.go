@@ -59,9 +59,10 @@ func newExperimentShowCmd() *cobra.Command {
 		Short: "Show an experiment's trials with their latest and best metric and the searcher's decisions",
 		Long: "Show an experiment's trials with their latest and best value of the searcher's metric (or, without\n" +
 			"an adaptive searcher, of the first metric reported) and, for asha and adaptive_asha, each trial's\n" +
-			"bracket, the rungs it reached and the searcher's decision (with a note where the rule alone does not say\n" +
-			"why: \"promoted at rungs 0-2 as the first to arrive\"), and under the table each rung's trials joined,\n" +
-			"promoted, stopped and done, as allot sim prints them. -o json and -o yaml add every report.",
+			"bracket, the rungs it reached and the searcher's decision (with a note where the rule alone does\n" +
+			"not say why: \"promoted at rungs 0-2 as the first to arrive\"), and under the table each rung's\n" +
+			"trials joined, promoted, stopped and done, as allot sim prints them. -o json and -o yaml add every\n" +
+			"report.",
 		Example:           "  allot experiment show 12\n  allot experiment show 12 -o json",
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeJobID,
