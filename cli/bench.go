@@ -178,7 +178,7 @@ func connectBenchMaster(ctx context.Context, f benchFlags) (*benchTarget, error)
 		return nil, usageErrorf("--token: an admin's API token is needed with --master (or $%s)", TokenEnv)
 	}
 	if t.join == "" {
-		tok, err := cl.WithToken(t.token).CreateToken(ctx, api.NewToken{Kind: "join", Note: "allot bench live", TTLS: 3600})
+		tok, err := cl.WithToken(t.token).Identity().CreateToken(ctx, api.NewToken{Kind: "join", Note: "allot bench live", TTLS: 3600})
 		if err != nil {
 			return nil, fmt.Errorf("make a join token for the agents: %w", err)
 		}
@@ -280,7 +280,7 @@ func (t *benchTarget) awaitMaster(ctx context.Context, data string, exited chan 
 	if err != nil {
 		return err
 	}
-	tok, err := cl.WithToken(t.token).CreateToken(ctx, api.NewToken{Kind: "join", Note: "allot bench live"})
+	tok, err := cl.WithToken(t.token).Identity().CreateToken(ctx, api.NewToken{Kind: "join", Note: "allot bench live"})
 	if err != nil {
 		return fmt.Errorf("make a join token for the agents: %w", err)
 	}

@@ -21,7 +21,7 @@ func printHiddenNote(ctx context.Context, w io.Writer, c *client.Client, f jobsF
 	if f.project != "" || f.user != "" || f.node != "" || f.since != "" || f.state != "" {
 		return
 	}
-	who, err := c.Whoami(ctx)
+	who, err := c.Identity().Whoami(ctx)
 	if err != nil || who.Admin || who.Roles["*"] != "" {
 		return
 	}

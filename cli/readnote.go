@@ -21,7 +21,7 @@ func printReadNote(ctx context.Context, w io.Writer, c *client.Client, project s
 	if project == "" && user == "" {
 		return
 	}
-	who, err := c.Whoami(ctx)
+	who, err := c.Identity().Whoami(ctx)
 	if err != nil || who.Admin || who.Roles["*"] != "" || (user != "" && user == who.User) {
 		return
 	}

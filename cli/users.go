@@ -46,7 +46,7 @@ func newLoginCmd() *cobra.Command {
 			}
 			ctx, cancel := requestContext(cmd)
 			defer cancel()
-			who, err := c.WithToken(token).Whoami(ctx)
+			who, err := c.WithToken(token).Identity().Whoami(ctx)
 			if err != nil {
 				return fmt.Errorf("check the token with %s: %w", c.Addr(), err)
 			}
@@ -130,7 +130,7 @@ func newWhoamiCmd() *cobra.Command {
 		Short: "Show the user of your API token and its roles",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runOne(cmd, &out, func(ctx context.Context, c *client.Client) (any, error) { return c.Whoami(ctx) },
+			return runOne(cmd, &out, func(ctx context.Context, c *client.Client) (any, error) { return c.Identity().Whoami(ctx) },
 				func(w io.Writer, v any) error {
 					who := v.(api.Whoami)
 					fmt.Fprintf(w, "%s%s\n", who.User, adminWords(who.Admin))
@@ -210,7 +210,7 @@ func newUserCmd() *cobra.Command {
 				return err
 			}
 			return mutate(cmd, func(ctx context.Context, c *client.Client) (string, error) {
-				u, err := c.CreateUser(ctx, api.NewUser{Name: args[0], Admin: admin, Roles: r})
+				u, err := c.Identity().CreateUser(ctx, api.NewUser{Name: args[0], Admin: admin, Roles: r})
 				return fmt.Sprintf("Created user %s%s; give it a token with: allot token create --user %s", u.Name,
 					adminWords(u.Admin), u.Name), err
 			})
@@ -233,13 +233,13 @@ func newUserCmd() *cobra.Command {
 				return usageErrorf("--role: give at least one PROJECT=ROLE")
 			}
 			return mutate(cmd, func(ctx context.Context, c *client.Client) (string, error) {
-				u, err := c.UpdateUser(ctx, args[0], api.UserUpdate{Roles: r})
+				u, err := c.Identity().UpdateUser(ctx, args[0], api.UserUpdate{Roles: r})
 				return fmt.Sprintf("User %s: %s", u.Name, rolesWords(u.Roles)), err
 			})
 		},
 	}
 	role.Flags().StringArrayVar(&setRoles, "role", nil, "PROJECT=ROLE, or PROJECT= to remove, repeatable")
-	list := listCommand("list", "List users and their roles", (*client.Client).Users, narrow(printUsers))
+	list := listCommand("list", "List users and their roles", func(c *client.Client, ctx context.Context) ([]api.User, error) { return c.Identity().Users(ctx) }, narrow(printUsers))
 	list.Example = "  allot user list\n  allot user list -o json"
 	cmd.AddCommand(create, role, setDisabledCmd("disable", true), setDisabledCmd("enable", false), list)
 	return cmd
@@ -256,7 +256,7 @@ func setDisabledCmd(verb string, disabled bool) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return mutate(cmd, func(ctx context.Context, c *client.Client) (string, error) {
-				u, err := c.UpdateUser(ctx, args[0], api.UserUpdate{Disabled: &disabled})
+				u, err := c.Identity().UpdateUser(ctx, args[0], api.UserUpdate{Disabled: &disabled})
 				if err != nil || !disabled {
 					return fmt.Sprintf("User %s %sd", u.Name, verb), err
 				}
@@ -341,7 +341,7 @@ when another admin token is left, and the command says so.`,
 				return err
 			}
 			return mutate(cmd, func(ctx context.Context, c *client.Client) (string, error) {
-				rt, err := c.RevokeToken(ctx, id)
+				rt, err := c.Identity().RevokeToken(ctx, id)
 				if err != nil {
 					return "", err
 				}
@@ -351,7 +351,7 @@ when another admin token is left, and the command says so.`,
 	}
 	var kind, subject string
 	list := listCommand("list", "List tokens (never their secrets)", func(c *client.Client, ctx context.Context) ([]api.Token, error) {
-		return c.Tokens(ctx, kind, subject)
+		return c.Identity().Tokens(ctx, kind, subject)
 	}, narrow(printTokens))
 	list.Example = "  allot token list\n  allot token list --kind join -o json"
 	list.Flags().StringVar(&kind, "kind", "", "only tokens of this kind: user, join or node")
@@ -414,7 +414,7 @@ func createToken(cmd *cobra.Command, nt api.NewToken) error {
 	}
 	ctx, cancel := requestContext(cmd)
 	defer cancel()
-	t, err := c.CreateToken(ctx, nt)
+	t, err := c.Identity().CreateToken(ctx, nt)
 	if err != nil {
 		return err
 	}
@@ -508,9 +508,9 @@ requests refused during an outage, which changed nothing, have no entry
 				return err
 			}
 			return runOne(cmd, &out, func(ctx context.Context, c *client.Client) (any, error) {
-				es, err := c.Audit(ctx, after, actor, limit)
+				es, err := c.Identity().Audit(ctx, after, actor, limit)
 				if last > 0 {
-					es, err = c.AuditLast(ctx, after, actor, last)
+					es, err = c.Identity().AuditLast(ctx, after, actor, last)
 				}
 				if es == nil {
 					es = []api.AuditEntry{}

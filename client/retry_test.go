@@ -85,7 +85,7 @@ func TestRetryNotesAndReadWording(t *testing.T) {
 		wantNot  string
 		wantNote string
 	}{
-		{"read", func(c *Client) error { _, err := c.Whoami(ctx(t)); return err },
+		{"read", func(c *Client) error { _, err := c.Identity().Whoami(ctx(t)); return err },
 			[]string{"store is unavailable (since 2026-05-01T12:00:00Z)", "still so after 3 retries"}, "nothing was changed",
 			"master: store unavailable, retrying in 1s (1/3)..."},
 		{"write", func(c *Client) error { _, err := c.Submit(ctx(t), []byte(`{"name": "x"}`)); return err },
@@ -154,7 +154,7 @@ func TestPartialAnswerNoted(t *testing.T) {
 				t.Fatal(err)
 			}
 			var notes strings.Builder
-			who, err := c.WithNotes(&notes).Whoami(ctx(t))
+			who, err := c.WithNotes(&notes).Identity().Whoami(ctx(t))
 			if err != nil || who.User != "alice" {
 				t.Fatalf("Whoami = %+v, %v; want alice", who, err)
 			}

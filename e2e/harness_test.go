@@ -100,7 +100,7 @@ func newCluster(t *testing.T, spec clusterSpec) *cluster {
 	c.login(filepath.Join(c.dir, "master", "admin.token"))
 	ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
 	defer cancel()
-	jt, err := c.api.CreateToken(ctx, api.NewToken{Kind: api.TokenJoin, Note: "e2e"})
+	jt, err := c.api.Identity().CreateToken(ctx, api.NewToken{Kind: api.TokenJoin, Note: "e2e"})
 	if err != nil {
 		t.Fatal(err)
 	}

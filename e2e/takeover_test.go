@@ -59,7 +59,7 @@ func TestTakeoverStopsOrphan(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
 	defer cancel()
-	jt, err := c.api.CreateToken(ctx, api.NewToken{Kind: api.TokenJoin, Note: "replace h1"})
+	jt, err := c.api.Identity().CreateToken(ctx, api.NewToken{Kind: api.TokenJoin, Note: "replace h1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestTakeoverStopsOrphan(t *testing.T) {
 		return ts.State == "running" && len(ts.Attempts) == 2
 	})
 	c.waitLog(id, 0, "attempt 2 runs")
-	last, err := c.api.AuditLast(ctx, 0, "", 1)
+	last, err := c.api.Identity().AuditLast(ctx, 0, "", 1)
 	if err != nil || len(last) != 1 {
 		t.Fatalf("audit: %v, %d entries", err, len(last))
 	}
@@ -97,7 +97,7 @@ func TestTakeoverStopsOrphan(t *testing.T) {
 		t.Error("the second attempt was asked to checkpoint")
 	}
 	refused := func() []api.AuditEntry {
-		all, err := c.api.Audit(ctx, last[0].Seq, "", 10000)
+		all, err := c.api.Identity().Audit(ctx, last[0].Seq, "", 10000)
 		if err != nil {
 			t.Fatal(err)
 		}
