@@ -93,13 +93,8 @@ func (ja jobHolds) holdOne(w http.ResponseWriter, r *http.Request, hold holdActi
 // master's lock, each checked as the request for it alone is, with a
 // result each, as POST /jobs/kill does.
 func (ja jobHolds) holdList(w http.ResponseWriter, r *http.Request, hold holdAction) {
-	var req api.HoldJobs
-	if err := decodeBody(w, r, &req); err != nil {
-		ja.fail(w, err)
-		return
-	}
-	if len(req.IDs) == 0 || len(req.IDs) > maxKillJobs {
-		writeError(w, http.StatusBadRequest, "ids", "ids: expected 1 to %d job IDs, got %d", maxKillJobs, len(req.IDs))
+	req, valid := ja.jobList(w, r) // api.HoldJobs is api.KillJobs' shape
+	if !valid {
 		return
 	}
 	res := make([]api.HoldResult, len(req.IDs))

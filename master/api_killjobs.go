@@ -23,13 +23,8 @@ const maxKillJobs = 1000
 // apart could (trial r R5). Each job gets its own result; the request
 // fails as a whole only when it is malformed.
 func (ja *jobsAPI) handleKillJobs(w http.ResponseWriter, r *http.Request) {
-	var req api.KillJobs
-	if err := decodeBody(w, r, &req); err != nil {
-		ja.fail(w, err)
-		return
-	}
-	if len(req.IDs) == 0 || len(req.IDs) > maxKillJobs {
-		writeError(w, http.StatusBadRequest, "ids", "ids: expected 1 to %d job IDs, got %d", maxKillJobs, len(req.IDs))
+	req, ok := ja.jobList(w, r)
+	if !ok {
 		return
 	}
 	res := make([]api.KillResult, len(req.IDs))
@@ -126,4 +121,20 @@ func killJobsDetail(res []api.KillResult) string {
 		d += "; not killed: " + strings.Join(kept, ", ")
 	}
 	return d
+}
+
+// jobList reads the body of a request on a list of jobs (POST
+// /jobs/kill, /jobs/hold and /jobs/release: api.KillJobs, api.HoldJobs),
+// its IDs 1 to maxKillJobs; false when it answered with the error.
+func (ja *jobsAPI) jobList(w http.ResponseWriter, r *http.Request) (api.KillJobs, bool) {
+	var req api.KillJobs
+	if err := decodeBody(w, r, &req); err != nil {
+		ja.fail(w, err)
+		return req, false
+	}
+	if len(req.IDs) == 0 || len(req.IDs) > maxKillJobs {
+		writeError(w, http.StatusBadRequest, "ids", "ids: expected 1 to %d job IDs, got %d", maxKillJobs, len(req.IDs))
+		return req, false
+	}
+	return req, true
 }

@@ -84,12 +84,12 @@ func TestServeTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	who, err := c.WithToken(h.admin).Whoami(h.ctx)
+	who, err := c.WithToken(h.admin).Identity().Whoami(h.ctx)
 	if err != nil || who.User != "root" || !who.Admin {
 		t.Fatalf("whoami over HTTPS = %+v, %v", who, err)
 	}
 	plain, _ := client.New(url, nil)
-	if _, err := plain.WithToken(h.admin).Whoami(h.ctx); err == nil {
+	if _, err := plain.WithToken(h.admin).Identity().Whoami(h.ctx); err == nil {
 		t.Fatal("a client without the CA trusted the self-signed certificate")
 	}
 	if _, err := client.HTTPClient(filepath.Join(t.TempDir(), "none.pem")); err == nil {
