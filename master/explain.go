@@ -71,7 +71,7 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 			a.Index, a.Number, a.EndedAt.UTC().Format(time.RFC3339), why))
 		x.Preempted = append(x.Preempted, api.Preemption{Task: a.Index, Attempt: a.Number, At: a.EndedAt.UTC(), Why: why})
 	}
-	x.Summary = summary(x, view.Tasks)
+	x.Summary = summary(x, view.Tasks, runningSentence(view))
 	if ps := ja.m.passes.status(); ps.Failing {
 		since := ps.Since.UTC()
 		x.SchedulerError, x.SchedulerFailingSince = ps.Error, &since
@@ -243,8 +243,8 @@ func orderOf(p sched.Policy) string {
 func slotWord(n int) string { return plural.Count(n, "slot") }
 
 // summary says the explanation of a job of tasks tasks in a few
-// sentences.
-func summary(x api.Explanation, tasks int) string {
+// sentences; running is runningSentence's, for a running job.
+func summary(x api.Explanation, tasks int, running string) string {
 	var b strings.Builder
 	switch {
 	case x.Pending != nil && x.Pending.Reason == lifecycle.ReasonHeld:
@@ -263,6 +263,9 @@ func summary(x api.Explanation, tasks int) string {
 		}
 		if x.NodeLost != "" {
 			fmt.Fprintf(&b, " But %s.", x.NodeLost)
+		}
+		if running != "" {
+			b.WriteString(" " + running)
 		}
 	case x.Position == 0:
 		fmt.Fprintf(&b, "%s and waits for nothing.", stateSentence(x.State))

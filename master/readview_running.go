@@ -3,6 +3,7 @@ package master
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/store"
@@ -40,4 +41,22 @@ func runningReason(nodes []string, j *jobRead) string {
 		s = fmt.Sprintf("%d of %d tasks %s", j.holding, j.tasks, s)
 	}
 	return s
+}
+
+// runningSentence is explain's sentence of where and since when a running
+// job runs, and, for a job of one task with a time limit, by when the
+// limit ends it: "It runs on n2 since 2026-11-28 22:01:17 UTC; its time
+// limit of 12m ends it by 2026-11-28 22:13:17 UTC at the latest." (trial 2026-11-29a
+// P3: explain said only "It is running."); "" for any other job.
+func runningSentence(view api.Job) string {
+	if view.State != string(store.JobRunning) || len(view.Nodes) == 0 || view.StartedAt == nil {
+		return ""
+	}
+	s := "It runs on " + api.CompactNodes(view.Nodes) + " since " + msgTime(*view.StartedAt)
+	if view.Tasks == 1 && view.TimeLimitS > 0 {
+		limit := time.Duration(view.TimeLimitS) * time.Second
+		s += fmt.Sprintf("; its time limit of %s ends it by %s at the latest", configSpan(limit),
+			msgTime(view.StartedAt.Add(limit)))
+	}
+	return s + "."
 }

@@ -89,3 +89,29 @@ func TestRunningReason(t *testing.T) {
 		})
 	}
 }
+
+// TestRunningSentence: explain says where and since when a running job
+// runs and, for one task with a time limit, by when the limit ends it
+// (trial 2026-11-29a P3).
+func TestRunningSentence(t *testing.T) {
+	at := time.Date(2026, 11, 28, 22, 1, 17, 0, time.UTC)
+	for _, tc := range []struct {
+		name string
+		view api.Job
+		want string
+	}{
+		{"one task with a limit", api.Job{State: "running", Tasks: 1, Nodes: []string{"n2"}, StartedAt: &at, TimeLimitS: 720},
+			"It runs on n2 since 2026-11-28 22:01:17 UTC; its time limit of 12m ends it by 2026-11-28 22:13:17 UTC at the latest."},
+		{"no limit", api.Job{State: "running", Tasks: 1, Nodes: []string{"n2"}, StartedAt: &at},
+			"It runs on n2 since 2026-11-28 22:01:17 UTC."},
+		{"several tasks: no end", api.Job{State: "running", Tasks: 4, Nodes: []string{"n1", "n2", "n3"}, StartedAt: &at, TimeLimitS: 720},
+			"It runs on n[1-3] since 2026-11-28 22:01:17 UTC."},
+		{"queued", api.Job{State: "queued", Tasks: 1}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := runningSentence(tc.view); got != tc.want {
+				t.Errorf("runningSentence = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
