@@ -15,6 +15,13 @@ type Usage struct {
 	// Shares is sshare's view, one entry per account, when a pool uses
 	// multifactor fair share; empty otherwise.
 	Shares []Share `json:"shares,omitempty"`
+	// HiddenProjects counts the projects whose usage in the window the
+	// caller may not read (no role there), and HiddenGPUHours their
+	// GPU-hours together, not in the rows or the total: the note that
+	// tells a member the table is not the whole cluster's, and how much
+	// went elsewhere, without whose it was.
+	HiddenProjects int     `json:"hidden_projects,omitempty"`
+	HiddenGPUHours float64 `json:"hidden_gpu_hours,omitempty"`
 }
 
 // UsageRow is the usage of one group in the window. The fields the

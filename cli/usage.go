@@ -14,6 +14,7 @@ import (
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/client"
+	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/sim"
 )
@@ -139,6 +140,7 @@ those; the fair-share standing is not narrowed.`,
 				u, err := c.Usage(ctx, win, by, only)
 				if err == nil {
 					printReadNote(ctx, cmd.ErrOrStderr(), c, only.Project, false, only.User)
+					printHiddenUsage(cmd.ErrOrStderr(), u)
 				}
 				return u, err
 			}, usageRows)
@@ -367,4 +369,16 @@ func fairnessRows(v any, rf rowsFormat) ([]string, [][]string) {
 		body = append(body, row)
 	}
 	return header, body
+}
+
+// printHiddenUsage notes the usage in the window of projects where the
+// caller has no role, which the rows and the total leave out: "note: 1
+// other project used 1.32 GPU-hours in the window, not shown (you have no
+// role there)".
+func printHiddenUsage(w io.Writer, u api.Usage) {
+	if u.HiddenProjects == 0 {
+		return
+	}
+	fmt.Fprintf(w, "note: %s used %s GPU-hours in the window, not shown (you have no role there)\n",
+		plural.Count(u.HiddenProjects, "other project"), strconv.FormatFloat(u.HiddenGPUHours, 'f', 2, 64))
 }

@@ -56,9 +56,16 @@ func (ca *clusterAPI) handleUsage(w http.ResponseWriter, r *http.Request) {
 		attempts map[[3]int64]bool
 	}
 	groups := map[api.UsageRow]*acc{}
+	hidden := map[string]bool{}
 	for _, u := range recs {
-		if p.CanRead(u.Project, u.User) != nil ||
-			(user != "" && cmp.Or(u.User, noUser) != user) || (project != "" && u.Project != project) {
+		if (user != "" && cmp.Or(u.User, noUser) != user) || (project != "" && u.Project != project) {
+			continue
+		}
+		if p.CanRead(u.Project, u.User) != nil {
+			// Said apart, without whose (trial 2026-11-29a A3): a
+			// member's table read as the whole cluster's.
+			hidden[u.Project] = true
+			out.HiddenGPUHours += u.GPUSeconds / 3600
 			continue
 		}
 		key := groupKey(u, by)
@@ -82,6 +89,7 @@ func (ca *clusterAPI) handleUsage(w http.ResponseWriter, r *http.Request) {
 		return cmp.Or(cmp.Compare(b.GPUHours, a.GPUHours), cmp.Compare(a.Pool, b.Pool),
 			cmp.Compare(a.Project, b.Project), cmp.Compare(a.User, b.User))
 	})
+	out.HiddenProjects = len(hidden)
 	out.Shares = ca.shares(p)
 	writeJSON(w, http.StatusOK, out)
 }

@@ -94,3 +94,45 @@ func grepLines(s, sub string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// TestUsageHiddenNoted: a member's usage leaves out the projects where
+// it has no role, and says how many and their GPU-hours together, not
+// whose (trial 2026-11-29a A3: the table read as the whole cluster's);
+// an admin's has nothing hidden.
+func TestUsageHiddenNoted(t *testing.T) {
+	h := newHarness(t, withConfig(mustConfig(t, "default_project: vision\nprojects:\n  - {name: vision}\n  - {name: nlp}\n")))
+	a := h.agent("n1", 4)
+	id := h.submit(`{"name": "nlp-job", "project": "nlp", "entrypoint": "x", "resources": {"slots": 2}}`)
+	h.step()
+	h.sync(a, a)
+	h.clock.Advance(time.Hour)
+	a.Exit(tid(id, 0, 1), agent.OutcomeCompleted, 0)
+	h.sync(a)
+	if code := h.do("POST", "/api/v1/users", api.NewUser{Name: "ann", Roles: map[string]string{"vision": "member"}}, nil); code != 201 {
+		t.Fatalf("create user: %d", code)
+	}
+	var ct api.CreatedToken
+	if code := h.do("POST", "/api/v1/tokens", api.NewToken{Kind: "user", User: "ann"}, &ct); code != 201 {
+		t.Fatalf("create token: %d", code)
+	}
+	for _, tc := range []struct {
+		name   string
+		token  string
+		rows   int
+		hidden int
+		hours  float64
+	}{
+		{"a member of another project", ct.Secret, 0, 1, 2},
+		{"the admin", h.admin, 1, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var u api.Usage
+			if code := h.doAs(tc.token, "GET", "/api/v1/usage?since=2h", nil, &u); code != 200 {
+				t.Fatalf("usage: %d", code)
+			}
+			if len(u.Rows) != tc.rows || u.HiddenProjects != tc.hidden || math.Abs(u.HiddenGPUHours-tc.hours) > 1e-6 {
+				t.Fatalf("usage %+v, want %d rows, %d projects hidden with %v GPU-hours", u, tc.rows, tc.hidden, tc.hours)
+			}
+		})
+	}
+}
