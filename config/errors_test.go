@@ -144,6 +144,8 @@ func TestParseErrorsProjects(t *testing.T) {
 		{"missing name", head + "  - quota: 3\n", 3, `projects[0]: missing required field "name"`},
 		{"duplicate name", head + "  - name: a\n  - name: a\n", 4, `projects[1] "a": name: duplicate project name "a" (first at line 3)`},
 		{"negative quota", head + "  - {name: a, quota: -2}\n", 3, `projects[0] "a": quota: expected an integer >= 0, got -2`},
+		{"unknown max_priority_class", head + "  - {name: a, max_priority_class: URGENT}\n", 3,
+			`projects[0] "a": max_priority_class: expected one of HIGH, NORMAL, LOW, got "URGENT"`},
 		{"quota as float", head + "  - {name: a, quota: 1.5}\n", 3, "quota: expected an integer >= 0, got 1.5"},
 		{"negative limit", head + "  - {name: a, limit: -1}\n", 3, "limit: expected an integer >= 0, got -1"},
 		{"limit below quota", head + "  - {name: a, quota: 8, limit: 4}\n", 3, "limit: limit 4 is below the quota 8"},

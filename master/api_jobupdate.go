@@ -207,6 +207,11 @@ func endedJob(err error) error {
 // against who asks (p) and the job. Callers hold mu.
 func (ja *jobsAPI) checkLimits(p auth.Principal, j *mjob, u store.JobUpdate) error {
 	project := j.rec.Project
+	if u.Priority != nil && *u.Priority < j.rec.Priority {
+		if err := checkPriorityCap(ja.m.Config(), p, project, *u.Priority, "priority"); err != nil {
+			return err
+		}
+	}
 	if u.TimeLimit != nil {
 		from, to := j.rec.TimeLimit, *u.TimeLimit
 		if to != from && (to == 0 || from > 0 && to > from) {

@@ -79,6 +79,9 @@ func (ja jobDryRun) judge(p auth.Principal, data []byte, opt SubmitOptions) (sub
 		// file's project: line or the -A flag that set it.
 		return submission{}, &httpError{status: http.StatusForbidden, field: "project", msg: err.Error()}
 	}
+	if err := checkPriorityCap(ja.m.Config(), p, rec.Project, rec.Priority, "resources.priority"); err != nil {
+		return submission{}, err
+	}
 	specTasks, err := spec.Tasks()
 	if err != nil {
 		return submission{}, badRequest("hyperparameters", "%v", err)

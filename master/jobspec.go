@@ -4,10 +4,12 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"slices"
 	"strconv"
 
 	"github.com/allot-sched/allot/agent/gpumodel"
+	"github.com/allot-sched/allot/auth"
 	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/jobfile"
 	"github.com/allot-sched/allot/lifecycle"
@@ -148,6 +150,24 @@ func checkProjectQOS(cfg *config.Config, project, qos, field string) error {
 		return badRequest(field, "%s: %v; the job names none, so it would take the default QOS: name one the project may use", field, err)
 	}
 	return badRequest(field, "%s: %v", field, err)
+}
+
+// checkPriorityCap refuses a member's job of project at priority
+// priority whose class is more important than the project's
+// max_priority_class allows (spec.AbovePriorityCap; trial 2026-11-29a A9:
+// any member filed HIGH and preempted other projects' work), naming
+// field; its leads and admins are not capped, as only Slurm's operators
+// raise a priority.
+func checkPriorityCap(cfg *config.Config, p auth.Principal, project string, priority int, field string) error {
+	if p.Admin || p.RoleIn(project) == store.RoleLead {
+		return nil
+	}
+	err := spec.AbovePriorityCap(cfg.Projects, project, string(jobfile.ClassOf(priority)))
+	if err == nil {
+		return nil
+	}
+	return &httpError{status: http.StatusForbidden, field: field,
+		msg: fmt.Sprintf("%s %d: %v", field, priority, err)}
 }
 
 // changed gives the hints a change of the job (store.Job's QOS and

@@ -113,6 +113,7 @@ func (d Dialect) ProjectNode(pr Project) Mapping {
 	m.SetIf(pr.PreemptBudget > 0, "preempt_budget", pr.PreemptBudget)
 	m.SetIf(d.ProjectShares, "shares", pr.Shares)
 	m.SetIf(len(pr.QOS) > 0, "qos", pr.QOS)
+	m.SetIf(pr.MaxPriorityClass != "", "max_priority_class", pr.MaxPriorityClass)
 	return m
 }
 

@@ -94,6 +94,7 @@ func (p *Parser) project(raw *yaml.Node, i int) Project {
 	if yamlfield.Field(f, "qos", &pi.QOS, p.qosNames) {
 		pi.qosLine = f.ValueLine("qos")
 	}
+	yamlfield.Field(f, "max_priority_class", &pi.MaxPriorityClass, priorityCap)
 	pi.parentLine, pi.quotaLine = f.ValueLine("parent"), f.ValueLine("quota")
 	f.Done()
 	if pi.Limit > 0 && pi.Limit < pi.Quota {

@@ -26,8 +26,13 @@ type Project struct {
 	// QOS lists the QOS levels the project's jobs may name (Slurm's
 	// AllowQOS); nil: its parent's list, and at the top every level
 	// (AllowedQOS).
-	QOS  []string
-	Line int // 0 for a project no file gave
+	QOS []string
+	// MaxPriorityClass is the most important priority class (HIGH,
+	// NORMAL or LOW) its members may give their jobs; "": its parent's,
+	// and at the top every class (MaxPriorityClass). Its leads and admins
+	// are not capped.
+	MaxPriorityClass string
+	Line             int // 0 for a project no file gave
 }
 
 // License is a cluster-wide consumable resource, such as commercial
