@@ -527,7 +527,7 @@ requests refused during an outage, which changed nothing, have no entry
 		},
 	}
 	cmd.Flags().Int64Var(&after, "after", 0, "only entries after this sequence number")
-	cmd.Flags().StringVar(&actor, "actor", "", "only entries of this actor: user:NAME, node:NAME, join-token:ID, local:OSUSER (recover-admin), master (store outages) or anonymous")
+	cmd.Flags().StringVar(&actor, "actor", "", "only entries of this actor: user:NAME, node:NAME, join-token:ID, local:OSUSER (recover-admin), master (its starts and store outages) or anonymous")
 	cmd.Flags().IntVar(&limit, "limit", 1000, "at most this many entries, the oldest")
 	cmd.Flags().IntVar(&last, "last", 0, "the newest N entries (1..10000), printed oldest first; not with --limit")
 	out.register(cmd)

@@ -369,5 +369,5 @@ func checkActor(actor string) error {
 	if !ok {
 		hint = fmt.Sprintf(" (did you mean user:%s?)", actor)
 	}
-	return badRequest("actor", "actor %q: expected user:NAME, node:NAME, join-token:ID, local:OSUSER (allot master recover-admin), master (store outages) or anonymous%s", actor, hint)
+	return badRequest("actor", "actor %q: expected user:NAME, node:NAME, join-token:ID, local:OSUSER (allot master recover-admin), master (its starts and store outages) or anonymous%s", actor, hint)
 }

@@ -29,9 +29,9 @@ func TestAuditActorFilter(t *testing.T) {
 		{"a node", "node:n1", 200, "[]"},
 		{"a join token", "join-token:2", 200, "[]"},
 		{"anonymous", "anonymous", 200, "[]"},
-		{"the master's own marks", "master", 200, "[]"},
+		{"the master's own marks", "master", 200, `"action":"master start"`},
 		{"recover-admin's local user", "local:root", 200, `"action":"allot master recover-admin"`},
-		{"a bare name", "root", 400, `actor \"root\": expected user:NAME, node:NAME, join-token:ID, local:OSUSER (allot master recover-admin), master (store outages) or anonymous (did you mean user:root?)`},
+		{"a bare name", "root", 400, `actor \"root\": expected user:NAME, node:NAME, join-token:ID, local:OSUSER (allot master recover-admin), master (its starts and store outages) or anonymous (did you mean user:root?)`},
 		{"an unknown kind", "group:ops", 400, `actor \"group:ops\": expected user:NAME`},
 		{"a kind without a name", "user:", 400, `actor \"user:\": expected`},
 	}

@@ -245,6 +245,7 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 	for _, w := range warnings {
 		m.log.Warn("configuration: " + w)
 	}
+	m.noteStart(ctx) // startaudit.go
 	m.event = true
 	m.pub.publishAll()
 	return m, nil
