@@ -22,14 +22,16 @@ decay: {period: 5m, per_period: 0.5}
 
 // lateExitJobs: a1's task exits at 100, but its agent, cut off, reports
 // the exit only at 600 (rjob.early), when the master frees its 4 slots
-// and charges a for 4 slots over [0, 100) only; b1 holds 3 slots from 0
-// to 800. At 600 a2 and b2, submitted together, both want the 4 slots:
-// live, a has used less than b (400 slot-seconds against 1800, decayed)
-// and a2 starts; a replay that charged a1 until 600 (2400 slot-seconds)
-// would rank b first and start b2.
+// and charges a for 4 slots over [0, 100) only; b1 holds n2's 2 slots
+// from 0 to 800 (3 slots, which n1 holds alone, would wait for n1 rather
+// than span n2 and n3: sched's find). At 600 a2 and b2, submitted
+// together, both want the 4 slots: live, a has used less than b (400
+// slot-seconds against 1200, decayed) and a2 starts; a replay that
+// charged a1 until 600 (2400 slot-seconds) would rank b first and start
+// b2.
 var lateExitJobs = []rjob{
 	{name: "a1", slots: 4, submit: 0, run: 600, project: "a", early: 500},
-	{name: "b1", slots: 3, submit: 0, run: 800, project: "b"},
+	{name: "b1", slots: 2, submit: 0, run: 800, project: "b"},
 	{name: "a2", slots: 4, submit: 10, run: 100, project: "a"},
 	{name: "b2", slots: 4, submit: 10, run: 100, project: "b"},
 }
