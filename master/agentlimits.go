@@ -26,6 +26,10 @@ import (
 // an outage that cut the agent off too), the reason says how late and
 // why (lateNote).
 
+// agentLimits is the agents' side's part for the time limits the
+// agents enforce (agents.limits).
+type agentLimits struct{ *agents }
+
 // timeLimitsFor is what node n's agent is told, with every registration
 // and sync reply, of its attempts' time limits: for each attempt that
 // starts or runs there (its part not exited) and has a limit, its

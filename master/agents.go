@@ -45,13 +45,6 @@ type agents struct {
 	limits agentLimits
 }
 
-// agentTrials and agentLimits are parts of the agents' side
-// (agents.trials, agents.limits).
-type (
-	agentTrials struct{ *agents }
-	agentLimits struct{ *agents }
-)
-
 // errUnknownNode answers a sync from an agent that has not registered with
 // this master process.
 var errUnknownNode = errors.New("node is not registered with this master; register again")
@@ -272,38 +265,6 @@ func (ag *agents) syncReports(ctx context.Context, n *mnode, s api.Sync) (int64,
 		n.savedBeat = now
 	}
 	return n.acked, nil
-}
-
-// settleMissing ends as lost the attempts that the agent does not run: those
-// it left out when it registered (neither running nor exited: exitSaid) and
-// did not report on since, and those
-// whose start command went out two syncs and startGrace ago without a word
-// back. Both conditions are needed: an agent syncs again (to send other
-// reports) while it is still starting a process, and its running list
-// names an attempt only once the process runs.
-func (ag *agents) settleMissing(ctx context.Context, n *mnode, runs map[agent.TaskID]bool) error {
-	var lost []*mtask
-	now := ag.m.now()
-	for _, t := range ag.m.tasksOn(n.rec.Name) {
-		p := t.part(n.rec.Name)
-		if runs[t.id()] || p.state == partExited || p.exitSaid || p.state != partStarting && !n.reconcile[t.id()] {
-			continue
-		}
-		silent := p.delivered && p.state == partStarting && n.syncs-p.deliveredSync >= 2 &&
-			now.Sub(p.deliveredAt) >= ag.startGrace()
-		if n.reconcile[t.id()] || silent {
-			lost = append(lost, t)
-		}
-	}
-	n.reconcile = nil
-	joined, at := n.joinedBy, n.joinedAt
-	n.joinedBy = 0
-	for _, t := range lost {
-		if err := ag.loseAttempt(ctx, t, notRunReason(n.rec.Name, t.rec.Attempt, joined, at), store.CauseNotRun); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // report applies one report of an agent.

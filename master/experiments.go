@@ -83,6 +83,10 @@ func (r *restorer) restoreSearch(ctx context.Context, j *mjob) error {
 	return nil
 }
 
+// agentTrials is the agents' side's part for experiments' trials
+// (agents.trials): their metrics and the searcher's stops.
+type agentTrials struct{ *agents }
+
 // recordMetric stores a metrics report of t's current attempt and, when
 // it is new, shows it to the job's searcher. A report the agent should
 // not have sent (it checks them) is logged and dropped, so that it cannot

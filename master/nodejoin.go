@@ -1,11 +1,13 @@
 package master
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -68,4 +70,36 @@ func notRunReason(node string, attempt int, joined int64, at time.Time) string {
 	}
 	return fmt.Sprintf("node %s was taken over at %s by a new agent with join token %d, which does not run attempt %d; "+
 		"the old host's agent, its credential revoked, stops it if it comes back", node, msgTime(at), joined, attempt)
+}
+
+// settleMissing ends as lost the attempts that the agent does not run: those
+// it left out when it registered (neither running nor exited: exitSaid) and
+// did not report on since, and those
+// whose start command went out two syncs and startGrace ago without a word
+// back. Both conditions are needed: an agent syncs again (to send other
+// reports) while it is still starting a process, and its running list
+// names an attempt only once the process runs.
+func (ag *agents) settleMissing(ctx context.Context, n *mnode, runs map[agent.TaskID]bool) error {
+	var lost []*mtask
+	now := ag.m.now()
+	for _, t := range ag.m.tasksOn(n.rec.Name) {
+		p := t.part(n.rec.Name)
+		if runs[t.id()] || p.state == partExited || p.exitSaid || p.state != partStarting && !n.reconcile[t.id()] {
+			continue
+		}
+		silent := p.delivered && p.state == partStarting && n.syncs-p.deliveredSync >= 2 &&
+			now.Sub(p.deliveredAt) >= ag.startGrace()
+		if n.reconcile[t.id()] || silent {
+			lost = append(lost, t)
+		}
+	}
+	n.reconcile = nil
+	joined, at := n.joinedBy, n.joinedAt
+	n.joinedBy = 0
+	for _, t := range lost {
+		if err := ag.loseAttempt(ctx, t, notRunReason(n.rec.Name, t.rec.Attempt, joined, at), store.CauseNotRun); err != nil {
+			return err
+		}
+	}
+	return nil
 }
