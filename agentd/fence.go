@@ -147,15 +147,26 @@ type fenced struct {
 // fenceLoop stops the attempts whose time under the fence is up, until
 // ctx is done (the agent stops: its OnExit policy decides then).
 func (a fencer) fenceLoop(ctx context.Context) {
+	runDue(ctx, a.Agent, func(now time.Time) ([]fenced, time.Time) {
+		return a.fence.due(now, a.tasks, a.waitS, a.cfg.MinPollInterval, a.leaving || a.closing)
+	}, a.fenceStop)
+}
+
+// runDue runs a loop of the agent that acts at deadlines (the fence, the
+// time limits' backstop): under mu, due says what is due now and when
+// the next falls due (zero: nothing pending); act then acts on each
+// outside mu; and the loop sleeps until then, a change of the agent's
+// attempts (changed), or ctx's end.
+func runDue[T any](ctx context.Context, a *Agent, due func(now time.Time) ([]T, time.Time), act func(T)) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
 		a.mu.Lock()
-		due, next := a.fence.due(time.Now(), a.tasks, a.waitS, a.cfg.MinPollInterval, a.leaving || a.closing)
+		ds, next := due(time.Now())
 		ch := a.changed
 		a.mu.Unlock()
-		for _, d := range due {
-			a.fenceStop(d)
+		for _, d := range ds {
+			act(d)
 		}
 		timer.Reset(time.Hour)
 		if !next.IsZero() {

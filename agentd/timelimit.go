@@ -122,27 +122,9 @@ func killGrace(spec agent.TaskSpec) time.Duration {
 // limitLoop kills the attempts past their time limits that the master
 // has not stopped (limitState.dueAt), until ctx is done.
 func (a limiter) limitLoop(ctx context.Context) {
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	for {
-		a.mu.Lock()
-		due, next := a.limits.dueAt(time.Now(), a.tasks, a.leaving || a.closing)
-		ch := a.changed
-		a.mu.Unlock()
-		for _, d := range due {
-			a.limitStop(d)
-		}
-		timer.Reset(time.Hour)
-		if !next.IsZero() {
-			timer.Reset(time.Until(next))
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-ch:
-		case <-timer.C:
-		}
-	}
+	runDue(ctx, a.Agent, func(now time.Time) ([]limited, time.Time) {
+		return a.limits.dueAt(now, a.tasks, a.leaving || a.closing)
+	}, a.limitStop)
 }
 
 // limitStop kills one attempt as the master's time-limit kill does: its

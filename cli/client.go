@@ -109,6 +109,20 @@ func requestContext(cmd *cobra.Command) (context.Context, context.CancelFunc) {
 // parseJobID reads a job id argument.
 func parseJobID(s string) (int64, error) { return parseID("job ID", s) }
 
+// parseJobIDs parses a command's job ID arguments, failing at the first
+// that is not one.
+func parseJobIDs(args []string) ([]int64, error) {
+	ids := make([]int64, len(args))
+	for i, a := range args {
+		id, err := parseJobID(a)
+		if err != nil {
+			return nil, err
+		}
+		ids[i] = id
+	}
+	return ids, nil
+}
+
 // parseID reads an ID argument; what names it ("token ID").
 func parseID(what, s string) (int64, error) {
 	id, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)

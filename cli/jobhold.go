@@ -69,13 +69,9 @@ func runHolds(cmd *cobra.Command, out *outputFlag, args []string, hold bool) err
 	if err := out.check(); err != nil {
 		return err
 	}
-	ids := make([]int64, len(args))
-	for i, a := range args {
-		id, err := parseJobID(a)
-		if err != nil {
-			return err
-		}
-		ids[i] = id
+	ids, err := parseJobIDs(args)
+	if err != nil {
+		return err
 	}
 	c, err := newClient(cmd)
 	if err != nil {

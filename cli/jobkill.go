@@ -66,13 +66,9 @@ func runKills(cmd *cobra.Command, out *outputFlag, k killFilter, args []string) 
 		return &usageError{cmd: cmd.CommandPath(), err: errors.New("expected a job ID or a filter (allot job kill ID [ID...], " +
 			"or -u USER, -t STATE, -n NAME, -A PROJECT, --pool POOL): without either it kills nothing")}
 	}
-	ids := make([]int64, len(args))
-	for i, a := range args {
-		id, err := parseJobID(a)
-		if err != nil {
-			return err
-		}
-		ids[i] = id
+	ids, err := parseJobIDs(args)
+	if err != nil {
+		return err
 	}
 	c, err := newClient(cmd)
 	if err != nil {
