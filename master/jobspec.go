@@ -159,7 +159,7 @@ func checkProjectQOS(cfg *config.Config, project, qos, field string) error {
 // field; its leads and admins are not capped, as only Slurm's operators
 // raise a priority.
 func checkPriorityCap(cfg *config.Config, p auth.Principal, project string, priority int, field string) error {
-	if p.Admin || p.RoleIn(project) == store.RoleLead {
+	if p.CanRaise(project, "") == nil { // its leads and admins
 		return nil
 	}
 	err := spec.AbovePriorityCap(cfg.Projects, project, string(jobfile.ClassOf(priority)))
