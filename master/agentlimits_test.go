@@ -10,6 +10,7 @@ import (
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/store"
+	"github.com/allot-sched/allot/store/storetest"
 )
 
 // TestTimeLimitsSentToAgents: every sync reply tells the agent when its
@@ -86,7 +87,7 @@ func TestTimeLimitInStoreOutage(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var flaky *flakyStore
-			h := newHarness(t, func(o *Options) { flaky = &flakyStore{Store: o.Store}; o.Store = flaky })
+			h := newHarness(t, func(o *Options) { flaky = &flakyStore{&storetest.Flaky{Store: o.Store}}; o.Store = flaky })
 			h.m.health.minGap = 0
 			a := h.agent("n1", 1)
 			id := h.submit(jobSpec("train", 1, `, "time_limit": 60`))
@@ -96,7 +97,7 @@ func TestTimeLimitInStoreOutage(t *testing.T) {
 			task := tid(id, 0, 1)
 
 			h.clock.Advance(50 * time.Second)
-			flaky.down.Store(true)
+			flaky.Down.Store(true)
 			h.m.Tick(h.ctx)
 			from := h.clock.Now()
 			h.clock.Advance(15 * time.Second)
@@ -108,7 +109,7 @@ func TestTimeLimitInStoreOutage(t *testing.T) {
 					Error: "stopped by the agent at its time limit of 1m", StoppedAtLimit: true})
 			}
 			h.clock.Advance(20 * time.Second)
-			flaky.down.Store(false)
+			flaky.Down.Store(false)
 			until := h.clock.Now()
 			if c.masterFirst {
 				h.m.Tick(h.ctx)

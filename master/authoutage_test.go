@@ -17,6 +17,7 @@ import (
 	"github.com/allot-sched/allot/auth"
 	"github.com/allot-sched/allot/store"
 	"github.com/allot-sched/allot/store/pgtest"
+	"github.com/allot-sched/allot/store/storetest"
 )
 
 // readsDownStore fails the reads of credentials and users too while
@@ -24,14 +25,14 @@ import (
 type readsDownStore struct{ flakyStore }
 
 func (s *readsDownStore) CredentialByHash(ctx context.Context, hash string) (store.Credential, error) {
-	if s.down.Load() {
+	if s.Down.Load() {
 		return store.Credential{}, errStoreDown
 	}
 	return s.Store.CredentialByHash(ctx, hash)
 }
 
 func (s *readsDownStore) User(ctx context.Context, name string) (store.User, error) {
-	if s.down.Load() {
+	if s.Down.Load() {
 		return store.User{}, errStoreDown
 	}
 	return s.Store.User(ctx, name)
@@ -45,7 +46,7 @@ func (s *readsDownStore) User(ctx context.Context, name string) (store.User, err
 // 401, as ever.
 func TestReadsThroughStoreOutage(t *testing.T) {
 	var rs *readsDownStore
-	h := newHarness(t, func(o *Options) { rs = &readsDownStore{flakyStore{Store: o.Store}}; o.Store = rs })
+	h := newHarness(t, func(o *Options) { rs = &readsDownStore{flakyStore{&storetest.Flaky{Store: o.Store}}}; o.Store = rs })
 	h.m.health.minGap = 0
 	a := h.agent("n1", 1)
 	id := h.submit(jobSpec("train", 1, ""))
@@ -65,7 +66,7 @@ func TestReadsThroughStoreOutage(t *testing.T) {
 		}
 	}
 
-	rs.down.Store(true)
+	rs.Down.Store(true)
 	h.m.Tick(h.ctx)
 	if !h.m.health.isDown() {
 		t.Fatal("the tick's probe did not notice the store was down")
@@ -96,7 +97,7 @@ func TestReadsThroughStoreOutage(t *testing.T) {
 		})
 	}
 
-	rs.down.Store(false)
+	rs.Down.Store(false)
 	h.m.Tick(h.ctx)
 	var jobs []api.Job
 	if code := h.doAs(ana, "GET", "/api/v1/jobs", nil, &jobs); code != 200 || len(jobs) != 1 {
@@ -112,7 +113,7 @@ func TestReadsThroughStoreOutage(t *testing.T) {
 // stale 200).
 func TestOutageReadsSurviveOthersChanges(t *testing.T) {
 	var rs *readsDownStore
-	h := newHarness(t, func(o *Options) { rs = &readsDownStore{flakyStore{Store: o.Store}}; o.Store = rs })
+	h := newHarness(t, func(o *Options) { rs = &readsDownStore{flakyStore{&storetest.Flaky{Store: o.Store}}}; o.Store = rs })
 	h.m.health.minGap = 0
 	ana, bob, cay, dan := h.as("ana"), h.as("bob"), h.as("cay"), h.as("dan")
 	for _, tok := range []string{h.admin, ana, bob, cay, dan} {
@@ -141,7 +142,7 @@ func TestOutageReadsSurviveOthersChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	rs.down.Store(true)
+	rs.Down.Store(true)
 	h.m.Tick(h.ctx)
 	h.clock.Advance(time.Minute) // past the cache's TTL
 	for _, c := range []struct {

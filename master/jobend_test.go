@@ -12,6 +12,7 @@ import (
 	"github.com/allot-sched/allot/master/mastertest"
 	"github.com/allot-sched/allot/scenario"
 	"github.com/allot-sched/allot/store"
+	"github.com/allot-sched/allot/store/storetest"
 )
 
 // TestKilledJobEndsWithLastTask: a job killed while its agent is silent
@@ -170,7 +171,7 @@ func TestJobEndsAtExit(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var flaky *flakyStore
-			h := newHarness(t, func(o *Options) { flaky = &flakyStore{Store: o.Store}; o.Store = flaky })
+			h := newHarness(t, func(o *Options) { flaky = &flakyStore{&storetest.Flaky{Store: o.Store}}; o.Store = flaky })
 			h.m.health.minGap = 0
 			a := h.agent("n1", 1)
 			id := h.submit(jobSpec("oneq", 1, ""))
@@ -185,12 +186,12 @@ func TestJobEndsAtExit(t *testing.T) {
 			a.Inject(api.Report{Task: task, Event: api.EventExited, Outcome: string(agent.OutcomeCompleted),
 				ExitCode: &code, At: exit})
 			if c.down > 0 {
-				flaky.down.Store(true)
+				flaky.Down.Store(true)
 				if _, err := a.Sync(h.ctx, 0); err == nil {
 					t.Fatal("the sync succeeded while the store was down")
 				}
 				h.clock.Advance(c.down)
-				flaky.down.Store(false)
+				flaky.Down.Store(false)
 			}
 			heard := h.clock.Now()
 			h.sync(a)

@@ -10,6 +10,7 @@ import (
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/store"
+	"github.com/allot-sched/allot/store/storetest"
 )
 
 // lockedBuf is a log sink that the master's goroutines may share.
@@ -61,7 +62,7 @@ func TestOutageTrialExitNotStopped(t *testing.T) {
 			metricReport(a, job, 0, 1, 5)
 			h.sync(a)
 
-			flaky.down.Store(true)
+			flaky.Down.Store(true)
 			h.m.Tick(h.ctx)
 			// Trial 1 trains to max_length (9) during the outage, behind
 			// trial 0 at rung 0, and exits 0; its exit report waits.
@@ -74,7 +75,7 @@ func TestOutageTrialExitNotStopped(t *testing.T) {
 			if _, err := a.Sync(h.ctx, 0); err == nil {
 				t.Fatal("a sync during the outage was taken")
 			}
-			flaky.down.Store(false)
+			flaky.Down.Store(false)
 			h.m.Tick(h.ctx)
 			h.sync(a)
 			killed := strings.Contains(logs.String(), "killing task")
@@ -107,7 +108,7 @@ func outageHarness(t *testing.T) (*harness, *flakyStore, *lockedBuf) {
 	var flaky *flakyStore
 	logs := &lockedBuf{}
 	h := newHarness(t, func(o *Options) {
-		flaky = &flakyStore{Store: o.Store}
+		flaky = &flakyStore{&storetest.Flaky{Store: o.Store}}
 		o.Store = flaky
 		o.Logger = slog.New(slog.NewTextHandler(logs, nil))
 	})

@@ -1,47 +1,28 @@
 package master
 
 import (
-	"context"
-	"errors"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/store"
+	"github.com/allot-sched/allot/store/storetest"
 )
 
-// flakyStore fails every write while down is set, as a database that
-// restarts or a full disk would.
-type flakyStore struct {
-	store.Store
-	down atomic.Bool
-}
+// flakyStore fails every write while Down is set; tests give it
+// methods of their own to fail more.
+type flakyStore struct{ *storetest.Flaky }
 
-var errStoreDown = errors.New("store is down")
-
-func (s *flakyStore) Update(ctx context.Context, fn func(tx store.Tx) error) error {
-	if s.down.Load() {
-		return errStoreDown
-	}
-	return s.Store.Update(ctx, fn)
-}
-
-func (s *flakyStore) TransitionTask(ctx context.Context, t store.TaskTransition) (store.Task, error) {
-	if s.down.Load() {
-		return store.Task{}, errStoreDown
-	}
-	return s.Store.TransitionTask(ctx, t)
-}
+var errStoreDown = storetest.ErrDown
 
 // TestFailedExitWriteIsRetried: an exit report that the store could not
 // record is applied when the agent sends it again, so the task does not
 // stay running, holding its GPUs, after the store comes back.
 func TestFailedExitWriteIsRetried(t *testing.T) {
 	var flaky *flakyStore
-	h := newHarness(t, func(o *Options) { flaky = &flakyStore{Store: o.Store}; o.Store = flaky })
+	h := newHarness(t, func(o *Options) { flaky = &flakyStore{&storetest.Flaky{Store: o.Store}}; o.Store = flaky })
 	h.m.health.minGap = 0
 	a := h.agent("n1", 1)
 	id := h.submit(jobSpec("train", 1, ""))
@@ -51,11 +32,11 @@ func TestFailedExitWriteIsRetried(t *testing.T) {
 		t.Fatalf("task %s, want running", got)
 	}
 	a.Exit(tid(id, 0, 1), agent.OutcomeCompleted, 0)
-	flaky.down.Store(true)
+	flaky.Down.Store(true)
 	if _, err := a.Sync(h.ctx, 0); err == nil {
 		t.Fatal("the sync succeeded while the store was down")
 	}
-	flaky.down.Store(false)
+	flaky.Down.Store(false)
 	h.sync(a)
 	if got := h.taskState(id, 0); got != store.TaskCompleted {
 		t.Fatalf("after the store came back and the agent resent: task %s, want completed", got)
@@ -100,41 +81,13 @@ func TestExitReportAfterAgentRestart(t *testing.T) {
 	}
 }
 
-func (s *flakyStore) CreateJob(ctx context.Context, j store.Job, ts []store.Task) (store.Job, error) {
-	if s.down.Load() {
-		return store.Job{}, errStoreDown
-	}
-	return s.Store.CreateJob(ctx, j, ts)
-}
-
-func (s *flakyStore) Heartbeat(ctx context.Context, name string, at time.Time) error {
-	if s.down.Load() {
-		return errStoreDown
-	}
-	return s.Store.Heartbeat(ctx, name, at)
-}
-
-func (s *flakyStore) SetNodeState(ctx context.Context, name string, from, to store.NodeState, at time.Time) error {
-	if s.down.Load() {
-		return errStoreDown
-	}
-	return s.Store.SetNodeState(ctx, name, from, to, at)
-}
-
-func (s *flakyStore) Ping(ctx context.Context, at time.Time) error {
-	if s.down.Load() {
-		return errStoreDown
-	}
-	return s.Store.Ping(ctx, at)
-}
-
 // TestStoreOutage: while the store refuses writes the master says so
 // (/readyz 503, /livez 200, requests 503 with Retry-After), changes
 // nothing, and does not judge agents by the syncs it could not take; when
 // the store is back it recovers by itself, with every task as it was.
 func TestStoreOutage(t *testing.T) {
 	var flaky *flakyStore
-	h := newHarness(t, func(o *Options) { flaky = &flakyStore{Store: o.Store}; o.Store = flaky })
+	h := newHarness(t, func(o *Options) { flaky = &flakyStore{&storetest.Flaky{Store: o.Store}}; o.Store = flaky })
 	h.m.health.minGap = 0
 	a := h.agent("n1", 1)
 	id := h.submit(jobSpec("train", 1, ""))
@@ -144,7 +97,7 @@ func TestStoreOutage(t *testing.T) {
 		t.Fatalf("task %s, want running", got)
 	}
 
-	flaky.down.Store(true)
+	flaky.Down.Store(true)
 	h.m.Tick(h.ctx)
 	if !h.m.health.isDown() {
 		t.Fatal("the tick's probe did not notice the store was down")
@@ -172,7 +125,7 @@ func TestStoreOutage(t *testing.T) {
 	h.clock.Advance(2 * DefaultAgentTimeout)
 	h.m.Tick(h.ctx)
 
-	flaky.down.Store(false)
+	flaky.Down.Store(false)
 	h.m.Tick(h.ctx)
 	if h.m.health.isDown() {
 		t.Fatal("the store is back but the master still says it is down")
@@ -200,18 +153,18 @@ func TestStoreOutage(t *testing.T) {
 // has no such note.
 func TestStoreOutageNoted(t *testing.T) {
 	var flaky *flakyStore
-	h := newHarness(t, func(o *Options) { flaky = &flakyStore{Store: o.Store}; o.Store = flaky })
+	h := newHarness(t, func(o *Options) { flaky = &flakyStore{&storetest.Flaky{Store: o.Store}}; o.Store = flaky })
 	h.m.health.minGap = 0
 	t0 := h.clock.Now()
 	h.agent("n1", 1)
 	h.clock.Advance(time.Minute)
-	flaky.down.Store(true)
+	flaky.Down.Store(true)
 	h.m.Tick(h.ctx)
 	if code, _, _ := h.raw("POST", "/api/v1/jobs", jobSpec("late", 1, "")); code != 503 {
 		t.Fatalf("submit while down: %d, want 503", code)
 	}
 	h.clock.Advance(90 * time.Second)
-	flaky.down.Store(false)
+	flaky.Down.Store(false)
 	h.m.Tick(h.ctx)
 	h.clock.Advance(time.Minute)
 	cases := []struct {

@@ -7,10 +7,11 @@ import (
 	"testing"
 
 	"github.com/allot-sched/allot/store"
+	"github.com/allot-sched/allot/store/storetest"
 )
 
 func (s *flakyStore) AppendAudit(ctx context.Context, e store.AuditEntry) error {
-	if s.down.Load() {
+	if s.Down.Load() {
 		return errStoreDown
 	}
 	return s.Store.AppendAudit(ctx, e)
@@ -24,7 +25,7 @@ func TestStoreOutageLogsOnce(t *testing.T) {
 	var flaky *flakyStore
 	logs := &lockedBuffer{}
 	h := newHarness(t, func(o *Options) {
-		flaky = &flakyStore{Store: o.Store}
+		flaky = &flakyStore{&storetest.Flaky{Store: o.Store}}
 		o.Store = flaky
 		o.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	})
@@ -32,7 +33,7 @@ func TestStoreOutageLogsOnce(t *testing.T) {
 	h.agent("n1", 1)
 	logs.take()
 
-	flaky.down.Store(true)
+	flaky.Down.Store(true)
 	h.m.Tick(h.ctx)
 	for _, c := range []struct{ name, method, path, body string }{
 		{"submit", "POST", "/api/v1/jobs", jobSpec("a", 1, "")},
@@ -52,7 +53,7 @@ func TestStoreOutageLogsOnce(t *testing.T) {
 		t.Fatalf("log during the outage:\n%s\nwant one line saying the store is unavailable", strings.Join(lines, "\n"))
 	}
 
-	flaky.down.Store(false)
+	flaky.Down.Store(false)
 	h.m.Tick(h.ctx)
 	lines = logs.take()
 	if len(lines) != 1 || !strings.Contains(lines[0], "store available again: refused 3 requests") {

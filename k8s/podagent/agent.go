@@ -22,6 +22,7 @@ import (
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/auth"
+	"github.com/allot-sched/allot/backstop"
 )
 
 // Config configures an Agent. Master is required; the zero values of the
@@ -73,6 +74,10 @@ type Config struct {
 	Logger         *slog.Logger
 	// Version is sent at registration.
 	Version string
+	// LimitSlack is how long after an attempt's time limit the backend
+	// waits for the master's kill before it stops the attempt itself
+	// (timelimit.go); default backstop.Slack.
+	LimitSlack time.Duration
 }
 
 func (c *Config) defaults(cs kubernetes.Interface) error {
@@ -107,6 +112,9 @@ func (c *Config) defaults(cs kubernetes.Interface) error {
 	}
 	if c.RequestTimeout <= 0 {
 		c.RequestTimeout = 30 * time.Second
+	}
+	if c.LimitSlack <= 0 {
+		c.LimitSlack = backstop.Slack
 	}
 	if c.Client == nil {
 		c.Client = &http.Client{}
@@ -233,7 +241,8 @@ func (a *Agent) nodeChanged(ctx context.Context, o any) {
 	l := a.links[n.Name]
 	if l == nil {
 		lctx, stop := context.WithCancel(ctx)
-		l = &link{a: a, name: n.Name, stop: stop, done: make(chan struct{}), kick: make(chan struct{}, 1), waitS: 30}
+		l = &link{a: a, name: n.Name, stop: stop, done: make(chan struct{}), kick: make(chan struct{}, 1),
+			limitsHeard: make(chan struct{}, 1), waitS: 30}
 		a.links[n.Name] = l
 		a.mu.Unlock()
 		l.setReg(reg)

@@ -2,6 +2,7 @@ package podagent
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/backstop"
 )
 
 // attempt is one part of an attempt that runs here as a pod. Guarded by
@@ -24,6 +26,9 @@ type attempt struct {
 	key  partKey
 	pod  string
 	stop string // "", api.CommandPreempt or api.CommandKill: what the master asked
+	// limited is the note of a kill the backend made at the attempt's
+	// time limit, the master not having stopped it (timelimit.go); "".
+	limited string
 	// logs is closed when the pod's log stream has ended and its lines
 	// are delivered; nil until the stream starts.
 	logs chan struct{}
@@ -124,6 +129,9 @@ func (a *Agent) adopt(ctx context.Context, p *v1.Pod) {
 	if stop := p.Annotations[AnnotationStop]; stop == api.CommandPreempt || stop == api.CommandKill {
 		// A stop asked before a restart ends as it would have.
 		att.stop = stop
+		if stop == api.CommandKill {
+			att.limited = p.Annotations[AnnotationLimited]
+		}
 	}
 	a.atts[key] = att
 	l := a.links[node]
@@ -359,6 +367,7 @@ func (a *Agent) finish(att *attempt, rep api.Report) {
 		rep.Outcome = string(agent.OutcomePreempted)
 	case api.CommandKill:
 		rep.Outcome = string(agent.OutcomeKilled)
+		backstop.Mark(&rep, att.limited)
 	}
 	logs := att.logs
 	a.wg.Add(1)
@@ -449,13 +458,7 @@ func (a *Agent) stopPart(ctx context.Context, l *link, c api.Command) {
 		grace := max(c.GraceS, 0)
 		opt.GracePeriodSeconds = &grace
 	}
-	// Marked first, so that a process adopting the pod after a restart
-	// reports the end as preempted or killed too, not as failed.
-	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, AnnotationStop, c.Type)
-	_, err := a.cs.CoreV1().Pods(a.cfg.Namespace).Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
-	if err == nil {
-		err = a.cs.CoreV1().Pods(a.cfg.Namespace).Delete(ctx, name, opt)
-	}
+	err := a.deletePod(ctx, name, map[string]string{AnnotationStop: c.Type}, opt)
 	switch {
 	case apierrors.IsNotFound(err):
 		// Gone already; the informer's delete reports it.
@@ -470,6 +473,21 @@ func (a *Agent) stopPart(ctx context.Context, l *link, c api.Command) {
 	default:
 		a.log.Info("stopping pod with its own termination grace period", "pod", name, "command", c.Type)
 	}
+}
+
+// deletePod deletes a pod to stop its attempt, after marking it with
+// notes (annotations), so that a process adopting the pod after a restart
+// reports the end as the stop asked, not as failed.
+func (a *Agent) deletePod(ctx context.Context, name string, notes map[string]string, opt metav1.DeleteOptions) error {
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": notes}})
+	if err != nil {
+		return err
+	}
+	_, err = a.cs.CoreV1().Pods(a.cfg.Namespace).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err == nil {
+		err = a.cs.CoreV1().Pods(a.cfg.Namespace).Delete(ctx, name, opt)
+	}
+	return err
 }
 
 // rememberLocked records a part as ended; a.mu held.

@@ -66,6 +66,12 @@
 // code. Once the master has acknowledged a pod's exit report, the pod is
 // deleted.
 //
+// The backend also applies the master's time limits when the master
+// cannot (package backstop, timelimit.go): a pod whose deadline passed
+// Config.LimitSlack ago, with no stop of the master's, is marked
+// (AnnotationLimited) and deleted as a kill, and its exit report says
+// api.Report.StoppedAtLimit.
+//
 // # Logs
 //
 // Once the main container runs, its output is followed through

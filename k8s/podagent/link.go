@@ -16,6 +16,7 @@ import (
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/backstop"
 )
 
 // errNotRegistered is a sync answered 404: the master does not know the
@@ -31,12 +32,14 @@ var errRejected = errors.New("rejected by the master")
 // report rules as agentd's, for a node whose tasks are pods. Its reports
 // and the node's attempts are guarded by the Agent's mu.
 type link struct {
-	a      *Agent
-	name   string
-	stop   context.CancelFunc
-	done   chan struct{}
-	kick   chan struct{} // a report is queued
-	regGen int           // bumped by a change of the registration
+	a    *Agent
+	name string
+	stop context.CancelFunc
+	done chan struct{}
+	kick chan struct{} // a report is queued
+	// limitsHeard wakes limitLoop: a reply changed the time limits.
+	limitsHeard chan struct{}
+	regGen      int // bumped by a change of the registration
 	// execMu serialises the commands of the two loops' replies, so a
 	// repeated start cannot race its first, as in agentd.
 	execMu sync.Mutex
@@ -46,6 +49,9 @@ type link struct {
 	seq     int64
 	pending []api.Report // not yet acknowledged, in Seq order
 	waitS   int
+	// limits is the node's attempts' time limits, as the master's last
+	// reply listed them (timelimit.go).
+	limits backstop.Limits
 	// registered says this process has registered the node. Until it
 	// has, no sync goes out: the master would count this process's
 	// reports against the sequence numbers of the previous one, and
@@ -58,6 +64,7 @@ type link struct {
 func (l *link) run(ctx context.Context) {
 	defer close(l.done)
 	go l.reportLoop(ctx)
+	go l.limitLoop(ctx)
 	backoff := time.Duration(0)
 	registered := -1 // the regGen registered, -1 for none
 	for ctx.Err() == nil {
@@ -158,6 +165,7 @@ func (l *link) register(ctx context.Context) error {
 		l.waitS = reply.SyncWaitS
 	}
 	l.registered = true
+	l.heardLimitsLocked(reply.TimeLimits, true)
 	l.a.mu.Unlock()
 	// The master's pool: a node rule of its configuration may pin the
 	// node elsewhere than the pool asked for.
@@ -172,7 +180,7 @@ func (l *link) sync(ctx context.Context, waitS int) error {
 		l.a.mu.Unlock()
 		return errNotRegistered
 	}
-	s := api.Sync{Reports: slices.Clone(l.pending), Running: l.a.runningLocked(l.name), WaitS: waitS}
+	s := l.syncBodyLocked(waitS)
 	l.a.mu.Unlock()
 	if s.Reports == nil {
 		s.Reports = []api.Report{}
@@ -188,10 +196,18 @@ func (l *link) sync(ctx context.Context, waitS int) error {
 	}
 	l.a.mu.Lock()
 	l.pending = slices.DeleteFunc(l.pending, func(r api.Report) bool { return r.Seq <= reply.Acked })
+	l.heardLimitsLocked(reply.TimeLimits, false)
 	l.a.mu.Unlock()
 	l.a.acked(l, reply.Acked)
 	l.a.execute(ctx, l, reply.Commands)
 	return nil
+}
+
+// syncBodyLocked is the sync the link sends: its reports not yet
+// acknowledged, as its master takes them, and the attempts running.
+// a.mu held.
+func (l *link) syncBodyLocked(waitS int) api.Sync {
+	return api.Sync{Reports: backstop.ForMaster(l.pending, l.limits.Known()), Running: l.a.runningLocked(l.name), WaitS: waitS}
 }
 
 // postLogs delivers a batch of an attempt's lines, retrying until the

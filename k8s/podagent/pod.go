@@ -28,6 +28,10 @@ const (
 	// AnnotationStop records on a pod the stop Allot asked for (preempt
 	// or kill) before it deletes the pod.
 	AnnotationStop = "allot.dev/stop"
+	// AnnotationLimited records on a pod that the backend stopped it at
+	// its time limit, the master not having done so (timelimit.go), with
+	// the words of its exit report.
+	AnnotationLimited = "allot.dev/stopped-at-limit"
 	// ManagedBy is LabelManagedBy's value.
 	ManagedBy = "allot-k8s-agent"
 	// MainContainer names the container Allot runs the entrypoint in

@@ -23,6 +23,7 @@ import (
 	"github.com/allot-sched/allot/k8s/podagent"
 	"github.com/allot-sched/allot/master"
 	"github.com/allot-sched/allot/store"
+	"github.com/allot-sched/allot/store/storetest"
 )
 
 func TestMain(m *testing.M) { os.Exit(k8stest.Main(m)) }
@@ -68,9 +69,11 @@ type env struct {
 	stop context.CancelFunc
 	done chan struct{}
 	runs int // backend processes started
-	// startTimeout, when set before startAgent, is the backend's
-	// StartTimeout.
-	startTimeout time.Duration
+	// startTimeout and limitSlack, when set before startAgent, are the
+	// backend's StartTimeout and LimitSlack.
+	startTimeout, limitSlack time.Duration
+	// flaky is the master's store, which fails writes while Down is set.
+	flaky *storetest.Flaky
 }
 
 func newEnv(t *testing.T, name string) *env {
@@ -94,7 +97,8 @@ func setupEnv(t *testing.T, name string) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	m, err := master.New(ctx, master.Options{Store: st, DataDir: dir, Logger: slog.New(slog.DiscardHandler),
+	flaky := &storetest.Flaky{Store: st}
+	m, err := master.New(ctx, master.Options{Store: flaky, DataDir: dir, Logger: slog.New(slog.DiscardHandler),
 		SyncWait: time.Second, Tick: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -120,7 +124,7 @@ func setupEnv(t *testing.T, name string) *env {
 		t.Fatal(err)
 	}
 	e := &env{t: t, ctx: ctx, cs: cs, ns: "pa-" + name, node: "pa-" + name + "-n1", cl: cl.WithToken(admin),
-		join: join, url: srv.URL, logs: &fakeLogs{text: map[string]string{}}}
+		join: join, url: srv.URL, logs: &fakeLogs{text: map[string]string{}}, flaky: flaky}
 	if _, err := cs.CoreV1().Namespaces().Create(ctx, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: e.ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +140,7 @@ func (e *env) startAgent() {
 	e.runs++
 	version := fmt.Sprintf("test-%d", e.runs)
 	a, err := podagent.New(e.cs, podagent.Config{Master: e.url, JoinToken: e.join, Namespace: e.ns, Version: version,
-		NodeSelector: "allot-test=" + e.ns, Logs: e.logs, LogWait: 5 * time.Second, StartTimeout: e.startTimeout,
+		NodeSelector: "allot-test=" + e.ns, Logs: e.logs, LogWait: 5 * time.Second, StartTimeout: e.startTimeout, LimitSlack: e.limitSlack,
 		Logger: slog.New(slog.NewTextHandler(testWriter{e.t}, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
 		e.t.Fatal(err)
