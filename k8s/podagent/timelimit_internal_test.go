@@ -157,7 +157,7 @@ func TestAdoptKeepsLimitNote(t *testing.T) {
 	e := newLimitEnv(t)
 	delete(e.a.atts, e.att.key)
 	p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p1", Namespace: "ns",
-		Labels: map[string]string{LabelManagedBy: ManagedBy, LabelNode: "n1", LabelJob: "7", LabelTask: "0", LabelAttempt: "1", LabelRank: "0"},
+		Labels:      map[string]string{LabelManagedBy: ManagedBy, LabelNode: "n1", LabelJob: "7", LabelTask: "0", LabelAttempt: "1", LabelRank: "0"},
 		Annotations: map[string]string{AnnotationStop: api.CommandKill, AnnotationLimited: "stopped by the agent at its time limit of 1m"}}}
 	delete(e.a.links, "n1") // adopted before the node registers
 	e.a.adopt(context.Background(), p)
