@@ -208,3 +208,46 @@ func TestStoppedAgentReportsTheTrueExit(t *testing.T) {
 		})
 	}
 }
+
+// TestShimWaitsForOutlivers: a preemption's SIGTERM reaches the whole
+// group, and a shell that does not exec its command dies of it at once
+// while the program it ran saves its checkpoint. The shim records the
+// program's end (its exit code, when it ended), not the shell's death;
+// without a shim the shell's signal is all there is (trial 2026-11-29b
+// B1).
+func TestShimWaitsForOutlivers(t *testing.T) {
+	const save = 300 * time.Millisecond
+	entry := `sh -c 'trap "sleep 0.3; echo saved; exit 0" TERM; echo ready; while :; do sleep 0.02; done'; echo unreachable`
+	for _, tt := range []struct {
+		name       string
+		shim       bool
+		wantCode   int
+		wantSignal string
+	}{
+		{"under the shim", true, 0, ""},
+		{"without a shim", false, -1, "SIGTERM"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r, l := testRunner()
+			if tt.shim {
+				r.Shim = os.Args[0]
+			}
+			task := start(t, r, testSpec(t, entry))
+			l.waitFor(t, "ready", func(s string) bool { return s == "ready" })
+			asked := time.Now()
+			if err := task.Preempt(5 * time.Second); err != nil {
+				t.Fatal(err)
+			}
+			res := wait(t, task)
+			if res.Outcome != OutcomePreempted || res.ExitCode != tt.wantCode || res.Signal != tt.wantSignal {
+				t.Errorf("result %+v, want preempted, exit code %d, signal %q", res, tt.wantCode, tt.wantSignal)
+			}
+			if tt.shim && res.ExitedAt.Before(asked.Add(save)) {
+				t.Errorf("exited at %v, %v after the request: before the checkpoint was saved (%v)", res.ExitedAt, res.ExitedAt.Sub(asked), save)
+			}
+			if out := l.texts(Stdout); !contains(out, "saved") {
+				t.Errorf("output %q, want the checkpoint saved", out)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ package agent
 import (
 	"errors"
 	"syscall"
+	"time"
 )
 
 // errNoWaitid says that the leader must be reaped to learn of its exit.
@@ -29,3 +30,11 @@ func shimKeepsOutput(pid int) bool { return true }
 
 // processStopped cannot tell without /proc.
 func processStopped(pid int) bool { return false }
+
+// becomeSubreaper is Linux-only: here the shell's end is the task's.
+func becomeSubreaper() {}
+
+// awaitOutlivers cannot reap the task's other processes here.
+func awaitOutlivers(pgid int) (last syscall.WaitStatus, at time.Time, ok bool) {
+	return 0, time.Time{}, false
+}

@@ -147,6 +147,9 @@ func RunShim(args []string) int {
 		return 2
 	}
 	exitFile := args[0]
+	// The task's processes that outlive its shell become the shim's
+	// children, so that taskStatus can wait for them.
+	becomeSubreaper()
 	early := catchEarly() // shimearly.go
 	cmd := exec.Command(args[1], args[2:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
@@ -170,12 +173,8 @@ func RunShim(args []string) int {
 		go fence.watch(syscall.Getpgrp(), exited)
 	}
 	err = cmd.Wait()
+	st, sig := taskStatus(cmd.ProcessState)
 	close(exited)
-	st := ExitStatus{ExitCode: cmd.ProcessState.ExitCode(), ExitedAt: time.Now().UTC()}
-	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
-	if ws.Signaled() {
-		st.ExitCode, st.Signal = -1, signalName(ws.Signal())
-	}
 	if keeper != nil {
 		// Everything the task wrote is in the output file before the
 		// exit file says that it ended.
@@ -195,14 +194,38 @@ func RunShim(args []string) int {
 	if err != nil && !errors.As(err, &ee) {
 		fmt.Fprintf(os.Stderr, "allot task shim: %v\n", err)
 	}
-	if ws.Signaled() {
-		sig := ws.Signal()
+	if sig != 0 {
 		signal.Reset(sig)
 		_ = syscall.Kill(os.Getpid(), sig)
 		time.Sleep(time.Second) // the signal ends the process; this is a fallback
 		return 128 + int(sig)
 	}
 	return st.ExitCode
+}
+
+// taskStatus is how the task ended, and the signal that ended it (0 for
+// none), once its shell has: the shell's status, unless a signal ended
+// the shell and processes of the task outlived it, as when a preemption's
+// SIGTERM reaches the whole group and a shell that does not exec its
+// command (dash) dies of it at once while the program it ran saves its
+// checkpoint. The shim then waits for them (awaitOutlivers), and the
+// task's end is the last one's: its status and its time, which is when
+// the GPUs were free, not the shell's death (trial 2026-11-29b B1).
+func taskStatus(ps *os.ProcessState) (ExitStatus, syscall.Signal) {
+	st := ExitStatus{ExitCode: ps.ExitCode(), ExitedAt: time.Now().UTC()}
+	ws, _ := ps.Sys().(syscall.WaitStatus)
+	if !ws.Signaled() {
+		return st, 0
+	}
+	if last, at, ok := awaitOutlivers(syscall.Getpgrp()); ok {
+		ws = last
+		st = ExitStatus{ExitCode: ws.ExitStatus(), ExitedAt: at.UTC()}
+		if !ws.Signaled() {
+			return st, 0
+		}
+	}
+	st.ExitCode, st.Signal = -1, signalName(ws.Signal())
+	return st, ws.Signal()
 }
 
 // shimDrainArgs takes ShimDrainArg AGENTPID [ShimOutputArg OUTPUTFILE
