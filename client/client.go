@@ -281,7 +281,11 @@ func retryAfter(resp *http.Response) time.Duration {
 
 // transportError explains a request that got no answer.
 func (c *transport) transportError(ctx context.Context, err error) error {
-	if ctxErr := ctx.Err(); ctxErr != nil {
+	if ctxErr := ctx.Err(); errors.Is(ctxErr, context.DeadlineExceeded) {
+		// A bare "context deadline exceeded" said nothing of whom the
+		// client waited for, or why (trial 2026-11-29b B3).
+		return fmt.Errorf("master %s did not answer in time: it may be overloaded, or waiting on its store (its log and GET /readyz say which): %w", c.addr(), ctxErr)
+	} else if ctxErr != nil {
 		return fmt.Errorf("master %s: %w", c.addr(), ctxErr)
 	}
 	var ue *url.Error

@@ -292,10 +292,28 @@ func TestCancelled(t *testing.T) {
 	defer srv.Close()
 	defer close(block)
 	c, _ := New(srv.URL, srv.Client())
-	cctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	_, err := c.Jobs(cctx, JobFilter{})
-	if !errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "ALLOT_MASTER") {
-		t.Errorf("error = %v, want context.Canceled without the address hint", err)
+	for _, tc := range []struct {
+		name string
+		ctx  func() (context.Context, context.CancelFunc)
+		want error
+		says string // in the message
+	}{
+		{"cancelled", func() (context.Context, context.CancelFunc) {
+			cctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			return cctx, cancel
+		}, context.Canceled, "master " + srv.URL + ": context canceled"},
+		{"no answer in time", func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), 50*time.Millisecond)
+		}, context.DeadlineExceeded, "master " + srv.URL + " did not answer in time: it may be overloaded, or waiting on its store"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cctx, cancel := tc.ctx()
+			defer cancel()
+			_, err := c.Jobs(cctx, JobFilter{})
+			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.says) || strings.Contains(err.Error(), "ALLOT_MASTER") {
+				t.Errorf("error = %v, want %v saying %q, without the address hint", err, tc.want, tc.says)
+			}
+		})
 	}
 }

@@ -9,7 +9,9 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -104,7 +106,11 @@ func openSQLite(ctx context.Context, dsn, dataDir string) (Store, error) {
 	}
 	_, statErr := os.Stat(path)
 	isNew := errors.Is(statErr, fs.ErrNotExist)
-	common := "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)"
+	// The busy timeout is short: the master is the file's only writer,
+	// so a lock held longer is another program's, and the master says
+	// the store is unavailable (IsUnavailable) rather than hold every
+	// request behind it.
+	common := "?_pragma=busy_timeout(" + strconv.Itoa(int(sqliteBusyTimeout/time.Millisecond)) + ")&_pragma=foreign_keys(1)"
 	// One writer connection: writes queue in Go rather than spinning on
 	// SQLITE_BUSY, and BEGIN IMMEDIATE takes the write lock up front so a
 	// transaction that reads then writes can never deadlock.

@@ -7,8 +7,10 @@ import (
 	"net"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"modernc.org/sqlite"
 )
 
 // ErrUnavailable marks a failure of the database itself (unreachable,
@@ -25,14 +27,23 @@ var ErrUnavailable = errors.New("database unavailable")
 // down or not yet up), a refused, reset or failed dial, a closed or
 // broken connection. A refusal of the request (a constraint, a
 // conflict, a wrong password, a missing database) is not: retrying it
-// would fail the same way. Neither is a busy SQLite file, which waits
-// (busy_timeout) rather than fails while its writer is merely slow.
+// would fail the same way. A SQLite file that stayed locked by another
+// process past the busy timeout (sqliteBusy) is unavailable too: the
+// master is the file's only writer (one connection, the master lock),
+// so the lock is another program's (an sqlite3 shell in a transaction,
+// a backup that writes, a stalled network disk), and the master must
+// say so at once (503, the agents' fence told apart) rather than hold
+// every request behind it (trial 2026-11-29b B3).
 func IsUnavailable(err error) bool {
 	if err == nil {
 		return false
 	}
 	if errors.Is(err, ErrUnavailable) {
 		return true
+	}
+	var lite *sqlite.Error
+	if errors.As(err, &lite) {
+		return lite.Code()&0xff == sqliteBusy
 	}
 	// The server's own word comes first: a failed connection that the
 	// server refused for a wrong password carries a PgError too.
@@ -53,6 +64,17 @@ func IsUnavailable(err error) bool {
 	var ce *pgconn.ConnectError
 	return errors.As(err, &ce) // could not connect, for no reason the server gave
 }
+
+// sqliteBusyTimeout is how long a SQLite statement waits for another
+// connection's lock before it fails with SQLITE_BUSY: long enough for
+// the master's own readers and checkpoints, short enough that the
+// agents' fence hears the master's 503 before it takes the master for
+// gone.
+const sqliteBusyTimeout = 2 * time.Second
+
+// sqliteBusy is SQLITE_BUSY, the primary code of a write that waited
+// for another connection's lock for the whole busy timeout.
+const sqliteBusy = 5
 
 // unavailableCode reports whether a PostgreSQL SQLSTATE says the
 // connection or the server is gone, not that the statement was refused.
