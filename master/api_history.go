@@ -38,6 +38,13 @@ func (ca *clusterAPI) handleHistory(w http.ResponseWriter, r *http.Request) {
 		ca.fail(w, err)
 		return
 	}
+	if f.User != "" {
+		// As GET /jobs: a typo is not an empty history.
+		if err := (jobsQuery{ca.server}).checkUser(r.Context(), f.User, principalOf(r)); err != nil {
+			ca.fail(w, err)
+			return
+		}
+	}
 	f.Projects, f.OrUser = visibleTo(principalOf(r))
 	pg, err := pageQuery(r, "history")
 	if err != nil {

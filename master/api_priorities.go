@@ -84,7 +84,7 @@ func (pa prioritiesAPI) query(r *http.Request) (prioritySel, error) {
 		}
 	}
 	if sel.user != "" {
-		if err := jq.checkUser(r.Context(), sel.user); err != nil {
+		if err := jq.checkUser(r.Context(), sel.user, principalOf(r)); err != nil {
 			return sel, err
 		}
 	}

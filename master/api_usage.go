@@ -49,6 +49,13 @@ func (ca *clusterAPI) handleUsage(w http.ResponseWriter, r *http.Request) {
 	// user and project narrow what the caller may read anyway (as sacct's
 	// -u and -A do): a filter never shows more.
 	user, project := q.Get("user"), q.Get("project")
+	if user != "" && user != noUser && !slices.ContainsFunc(recs, func(u store.Usage) bool { return u.User == user }) {
+		// As GET /jobs: a typo is not a total of 0.
+		if err := (jobsQuery{ca.server}).checkUser(r.Context(), user, p); err != nil {
+			ca.fail(w, err)
+			return
+		}
+	}
 	out := api.Usage{Since: since, Until: until, By: by, Rows: []api.UsageRow{}}
 	type acc struct {
 		row      api.UsageRow

@@ -2,11 +2,13 @@ package master
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 
+	"github.com/allot-sched/allot/auth"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -78,7 +80,7 @@ func (jq jobsQuery) filter(ctx context.Context, r *http.Request) (store.JobFilte
 		}
 	}
 	if f.User != "" {
-		if err := jq.checkUser(ctx, f.User); err != nil {
+		if err := jq.checkUser(ctx, f.User, principalOf(r)); err != nil {
 			return f, "", err
 		}
 	}
@@ -92,7 +94,11 @@ func (jq jobsQuery) filter(ctx context.Context, r *http.Request) (store.JobFilte
 }
 
 // checkUser accepts a user of the store, or one that some job names.
-func (jq jobsQuery) checkUser(ctx context.Context, user string) error {
+// The refusal lists the users only to a caller who may see every
+// project's (an admin, a role in every project): to a member it was the
+// list of every account, admins included, that the rest of the API
+// keeps from her (trial 2026-11-29b B9).
+func (jq jobsQuery) checkUser(ctx context.Context, user string, p auth.Principal) error {
 	users, err := jq.m.st.Users(ctx)
 	if err != nil {
 		return fmt.Errorf("list users: %w", err)
@@ -104,7 +110,11 @@ func (jq jobsQuery) checkUser(ctx context.Context, user string) error {
 		}
 		names = append(names, u.Name)
 	}
-	return jq.namedByAJob(ctx, "user", user, store.JobFilter{User: user}, names)
+	err = jq.namedByAJob(ctx, "user", user, store.JobFilter{User: user}, names)
+	if _, all := p.Projects(); err != nil && !all && errors.As(err, new(*httpError)) {
+		return badRequest("user", "user %q: no such user", user)
+	}
+	return err
 }
 
 // namedByAJob returns nil when a live or stored job matches f (whose one

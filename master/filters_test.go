@@ -74,3 +74,31 @@ func userWithoutJobs(h *harness) string {
 	h.as("idle")
 	return "idle"
 }
+
+// TestUnknownUserFilter: a user filter naming no user is a 400 on the
+// job list, the history, the usage and the priorities alike, not an empty
+// answer that hides a typo; the users are listed to an admin only, not
+// to a member, from whom the API keeps other projects' users (trial
+// 2026-11-29b B9).
+func TestUnknownUserFilter(t *testing.T) {
+	h := newHarness(t)
+	bob := h.as("bob", "default=member")
+	paths := []string{"/api/v1/jobs?user=nosuch", "/api/v1/history?user=nosuch", "/api/v1/usage?user=nosuch&by=user", "/api/v1/priorities?user=nosuch"}
+	for _, c := range []struct {
+		name   string
+		token  string
+		listed bool
+	}{{"admin", h.admin, true}, {"member", bob, false}} {
+		for _, p := range paths {
+			t.Run(c.name+" "+p, func(t *testing.T) {
+				var e api.Error
+				if code := h.doAs(c.token, "GET", p, nil, &e); code != 400 || e.Field != "user" {
+					t.Fatalf("status %d (%+v), want 400 on the user", code, e)
+				}
+				if listed := strings.Contains(e.Error, "(users: "); !strings.HasPrefix(e.Error, `user "nosuch": no such user`) || listed != c.listed {
+					t.Errorf("error %q, want no such user, the users listed: %v", e.Error, c.listed)
+				}
+			})
+		}
+	}
+}

@@ -300,7 +300,7 @@ func (ac *access) admits(r *http.Request, e credEntry) *auth.Error {
 		return nil
 	case e.cred.Kind != store.CredUser:
 		return &auth.Error{Status: http.StatusForbidden,
-			Msg: credKindText(e.cred) + ", which serves the agents' protocol only, not the API: " + userTokenHint}
+			Msg: credKindText(e.cred) + ": " + userTokenHint}
 	}
 	ri.principal = auth.PrincipalOf(e.user)
 	return nil

@@ -17,14 +17,16 @@ import (
 // userTokenHint is what the API takes instead of an agent's credential.
 const userTokenHint = "send a user's API token (allot login, or $ALLOT_TOKEN; an admin makes one with allot token create)"
 
-// credKindText names an agent's credential: "this is node n3's agent
-// credential (allot_n_...), not a user's API token", or a join token.
+// credKindText names an agent's credential and what it is for: "this is
+// node n3's agent credential (allot_n_...), for the agents' protocol
+// only, not a user's API token", or a join token's, which registers
+// agents.
 func credKindText(c store.Credential) string {
 	switch c.Kind {
 	case store.CredNode:
-		return fmt.Sprintf("this is node %s's agent credential (allot_n_...), not a user's API token", c.Subject)
+		return fmt.Sprintf("this is node %s's agent credential (allot_n_...), for the agents' protocol only, not a user's API token", c.Subject)
 	case store.CredJoin:
-		return "this is a join token (allot_j_...), which registers agents, not a user's API token"
+		return "this is a join token (allot_j_...), for registering agents only, not a user's API token"
 	}
 	return fmt.Sprintf("a %s credential is not a user's API token", c.Kind)
 }

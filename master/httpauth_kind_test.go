@@ -28,7 +28,7 @@ func TestAgentCredentialOnTheAPI(t *testing.T) {
 		not     string
 	}{
 		{"a live node credential", store.CredNode, "n3", 0, "/api/v1/jobs", 403,
-			[]string{"this is node n3's agent credential (allot_n_...), not a user's API token", "agents' protocol only", "allot login"},
+			[]string{"this is node n3's agent credential (allot_n_...), for the agents' protocol only, not a user's API token: send a user's API token (allot login"},
 			"invalid API token"},
 		{"a revoked node credential", store.CredNode, "n3", -time.Minute, "/api/v1/jobs", 401,
 			[]string{"invalid node credential: this is node n3's agent credential", "was revoked at", "send a user's API token (allot login"},
@@ -37,7 +37,7 @@ func TestAgentCredentialOnTheAPI(t *testing.T) {
 			[]string{"invalid node credential of node n3: the token (id", "was revoked at", "the agent needs its node credential"},
 			"invalid API token"},
 		{"a live join token", store.CredJoin, "root", 0, "/api/v1/whoami", 403,
-			[]string{"this is a join token (allot_j_...), which registers agents, not a user's API token"}, "invalid API token"},
+			[]string{"this is a join token (allot_j_...), for registering agents only, not a user's API token: send a user's API token"}, "invalid API token"},
 		{"a revoked join token", store.CredJoin, "root", -time.Minute, "/api/v1/whoami", 401,
 			[]string{"invalid join token: this is a join token", "was revoked at", "allot login"}, "invalid API token"},
 		{"a revoked user token", store.CredUser, "ann", -time.Minute, "/api/v1/whoami", 401,

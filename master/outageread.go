@@ -63,13 +63,14 @@ func (s server) notePaused(w http.ResponseWriter) {
 }
 
 // pausedNote says what a store outage stops (docs/reliability.md): the
-// master schedules nothing, enforces no time limit and times no agent
-// out until the store is back, so a waiting job's reason and forecast
-// are the last pass's and a task that ended meanwhile still holds its
-// GPUs in the views.
+// master schedules nothing and times no agent out until the store is
+// back, so a waiting job's reason and forecast are the last pass's and a
+// task that ended meanwhile still holds its GPUs in the views. Time
+// limits still act: the agents apply them (trial 2026-11-29b B15: the
+// note said none did).
 func pausedNote(st StoreStatus, now time.Time) string {
 	return fmt.Sprintf("scheduling is paused: the master's store has been unavailable since %s (%s ago), "+
-		"so no job starts or is preempted and no time limit acts until it is back; reasons and start forecasts "+
+		"so no job starts or is preempted until it is back (time limits still end jobs: the agents apply them); reasons and start forecasts "+
 		"are the last pass's, and tasks that ended meanwhile hold their GPUs until their ends are recorded",
 		st.Since.UTC().Format(time.RFC3339), max(now.Sub(st.Since), 0).Round(time.Second))
 }
