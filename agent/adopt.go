@@ -236,11 +236,18 @@ func (t *Task) finishResult(res Result, problems []string) {
 		}
 	}
 	res.PreemptedAt = t.preemptAt
+	// A stop asked after the task had exited (as its shim recorded) did
+	// not end it: an agent frozen past its fence's time (SIGSTOP, a VM
+	// paused) wakes up and may stop an attempt before it has noticed
+	// the exit, which then read as preempted, and its job ran again or
+	// failed as lost (trial 2026-11-29b B19). Without a shim's record the
+	// exit time is when the agent noticed it, after any stop.
+	asked := func(at time.Time) bool { return !at.IsZero() && !res.ExitedAt.Before(at) }
 	switch {
-	case t.killRequested:
+	case t.killRequested && asked(t.killAsked):
 		res.Outcome = OutcomeKilled
 		res.KilledAtDeadline = t.killedAtDeadline
-	case !t.preemptAt.IsZero():
+	case asked(t.preemptAt):
 		res.Outcome = OutcomePreempted
 		res.KilledAtDeadline = t.killedAtDeadline
 	case res.ExitCode == 0:

@@ -220,6 +220,7 @@ type Task struct {
 	timer            *time.Timer // the preemption's deadline
 	killRequested    bool
 	killAt           time.Time   // the kill's deadline, once killRequested
+	killAsked        time.Time   // when the first kill came, once killRequested
 	killTimer        *time.Timer // the kill's deadline, for a kill with a grace
 	killedAtDeadline bool
 	result           Result

@@ -112,6 +112,9 @@ func (t *Task) Kill(grace time.Duration) error {
 		return nil
 	}
 	t.killRequested, t.killAt = true, deadline
+	if first {
+		t.killAsked = time.Now().UTC()
+	}
 	if t.killTimer != nil {
 		t.killTimer.Stop()
 	}
