@@ -108,7 +108,7 @@ func (c *Cluster) SetTimeLimit(out []int32, ji int32, limit int64) []int32 {
 	j.Shape.Limit = limit
 	for _, ti := range c.Tasks.Running() {
 		t := c.Tasks.At(ti)
-		if t.Job != ji || t.State != TaskRunning || t.Moving || t.Replacing {
+		if t.Job != ji || t.State != TaskRunning || t.Moving || t.Replacing() {
 			continue
 		}
 		before, _ := t.Due(old)
@@ -190,7 +190,7 @@ func (c *Cluster) Exit(ti int32, timedOut bool) int {
 	t := c.Tasks.At(ti)
 	j := &c.Jobs[t.Job]
 	slots := 0
-	if t.Replacing && t.Drain >= 0 {
+	if t.Replacing() && t.Drain >= 0 {
 		slots = c.drained(t.Drain, TaskKilled)
 	}
 	return slots + c.freed(j, j.Exit(&c.Tasks, ti, timedOut))
@@ -252,7 +252,7 @@ func (c *Cluster) Kill(dst []Freed, ji int32) []Freed {
 		case to != TaskKilling || t.Job != ji || from == TaskKilling:
 		case t.Moving:
 			dst = append(dst, Freed{Task: ti, From: from, Slots: c.drained(ti, TaskKilled)})
-		case t.KillAfter > 0 && !t.Replacing:
+		case t.KillAfter > 0 && !t.Replacing():
 			c.Tasks.Kill(ti)
 			c.kills.left = append(c.kills.left, ti)
 		default: // let go of its slots, killed (Job.Release)
@@ -330,7 +330,7 @@ func (c *Cluster) Snapshot(snap *sched.Snapshot, now int64) (lastRunning int) {
 		t := c.Tasks.At(ti)
 		job := c.Roster.Index(t.Job)
 		a := t.Alloc(job, now, c.Jobs[t.Job].Shape.Every)
-		if a.Nodes = c.nodes.allocNodes(a.Nodes, c.LostNodeGrace, t.Replacing); len(a.Nodes) == 0 {
+		if a.Nodes = c.nodes.allocNodes(a.Nodes, c.LostNodeGrace, t.Replacing()); len(a.Nodes) == 0 {
 			continue // held on down nodes only: the master has no allocation
 		}
 		c.allocTask = append(c.allocTask, ti)

@@ -256,7 +256,7 @@ func (p *player) describeBy(ti int32, sh lifecycle.Shape) string {
 		on   bool
 		name string
 	}{{t.State == lifecycle.TaskPreempting, fmt.Sprintf("preempting@%d", t.Asked)}, {t.Moving, "moving"},
-		{t.Replacing, "replacing"}, {t.Replacing && t.Drain >= 0, fmt.Sprintf("drain=t%d", t.Drain)},
+		{t.Replacing(), "replacing"}, {t.Replacing() && t.Drain >= 0, fmt.Sprintf("drain=t%d", t.Drain)},
 		{t.Backfilled, "backfilled"}, {!t.State.Active(), "retired=" + string(t.State)}} {
 		if f.on {
 			s += " " + f.name

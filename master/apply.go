@@ -148,7 +148,8 @@ func (pl *planner) apply(ctx context.Context, effects []lifecycle.Effect) (start
 			preempts++
 			t.preempted = pl.nextLaunch()
 			if op.next != nil {
-				t.next, t.nextAt, t.nextFor, t.nextWhy = op.next, now, op.tr.ForJob, op.tr.Why
+				t.next, t.nextAt = op.next, now
+				t.inflight.Reserve(now.Unix(), op.tr.ForJob, op.tr.Why)
 				t.drainLaunch = pl.nextLaunch()
 				pl.m.holdParts(t, t.next)
 			}

@@ -121,8 +121,7 @@ func (m *Master) ending(t *mtask, kind lifecycle.EndKind, ran bool) (e lifecycle
 	ea = exitActionsOf(m.cfg, t.job)
 	e = ea.ending(kind, t.retries)
 	e.Killing, e.KillTo = t.rec.State == store.TaskKilling, t.endTo
-	e.Replacing = t.next != nil
-	e.AnyDown = e.Replacing && !m.planner.restartable(t)
+	t.inflight.Landing(&e, func() bool { return !m.planner.restartable(t) })
 	e.Preemptible, e.Ran = t.job.rec.Preemptible, ran
 	return e, ea
 }

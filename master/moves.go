@@ -210,15 +210,15 @@ func (a *mattempt) first() time.Time {
 }
 
 // nextFor reads back, for job j's tasks restored with a move or
-// resize under way, who it makes room for and why (mtask.nextFor,
-// nextWhy) from the event of its transition to preempting, which keeps
+// resize under way, who it makes room for and why (mtask.inflight's For
+// and Why) from the event of its transition to preempting, which keeps
 // them (store.Event.ForJob, Why): a restarted master's views say what
 // they said before it. It reads the job's events from the first such
 // transition on, none when no task of j has a reservation.
 func (r *restorer) nextFor(ctx context.Context, j *mjob) error {
 	var since time.Time
 	for _, t := range j.tasks {
-		if t.next != nil && (since.IsZero() || t.nextAt.Before(since)) {
+		if t.inflight.Replacing() && (since.IsZero() || t.nextAt.Before(since)) {
 			since = t.nextAt
 		}
 	}
@@ -231,13 +231,13 @@ func (r *restorer) nextFor(ctx context.Context, j *mjob) error {
 	}
 	reserved := map[int]*mtask{}
 	for _, t := range j.tasks {
-		if t.next != nil {
+		if t.inflight.Replacing() {
 			reserved[t.rec.Index] = t
 		}
 	}
 	for _, e := range evs {
 		if t := reserved[e.Index]; t != nil && e.Attempt == t.rec.Attempt {
-			t.nextFor, t.nextWhy = e.ForJob, e.Why // the attempt's last
+			t.inflight.For, t.inflight.Why = e.ForJob, e.Why // the attempt's last
 		}
 	}
 	return nil

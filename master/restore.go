@@ -215,6 +215,7 @@ func (r *restorer) restoreTask(j *mjob, rec store.Task, open map[int]store.Attem
 		// A move or resize in flight: the task restarts on its
 		// reservation once the checkpoint lands, as before the restart.
 		t.next, t.nextAt = partsOf(rec.Reserved), rec.UpdatedAt
+		t.inflight.Reserve(rec.UpdatedAt.Unix(), 0, "") // who for and why: restorer.nextFor
 		m.holdParts(t, t.next)
 	}
 	switch rec.State {

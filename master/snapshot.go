@@ -118,7 +118,7 @@ func (pl *planner) snapTask(ji int, t *mtask, nodeIdx map[string]int32, now time
 	// (lifecycle.Replace): the attempt keeps its first start.
 	every := t.job.spec.checkpointEvery
 	h := t.att.Hold(nil, t.rec.State == store.TaskPreempting || t.rec.State == store.TaskKilling, false)
-	if t.next == nil {
+	if !t.inflight.Replacing() {
 		// The common case, thousands a pass: the allocation is filled in
 		// place, before its nodes (the checkpoint's division overlaps
 		// their lookups), and dropped when none is in the snapshot;
@@ -145,7 +145,7 @@ func (pl *planner) snapTask(ji int, t *mtask, nodeIdx map[string]int32, now time
 	}
 	// The new placement runs from the move on; only what it does not keep
 	// of the old drains.
-	placed, drained := h.Replaced(snapNodesOf(nil, t.next, nodeIdx), lifecycle.Drain(nil, h.Nodes, kept), t.nextAt.Unix())
+	placed, drained := t.inflight.Split(&h, snapNodesOf(nil, t.next, nodeIdx), lifecycle.Drain(nil, h.Nodes, kept))
 	if len(placed.Nodes) > 0 {
 		s.Allocs = append(s.Allocs, placed.Alloc(ji, s.Now, every))
 		v.allocs = append(v.allocs, allocRef{t: t, next: true})
