@@ -31,12 +31,11 @@ type Cluster struct {
 	freeJobs []int32
 	// allocTask maps the last snapshot's allocations to task records.
 	allocTask []int32
-	freedRecs []Freed           // Observe's scratch
-	retimed   []int32           // Observe's scratch (EventTimeLimit)
-	kills     kills             // killing.go's
-	ended     []int32           // Observe's scratch: jobs a node loss ended
-	nodes     nodeBook          // the nodes that are down or drained (nodes.go)
-	drain     []sched.NodeSlots // Replace's scratch
+	freedRecs []Freed  // Observe's scratch
+	retimed   []int32  // Observe's scratch (EventTimeLimit)
+	kills     kills    // killing.go's
+	ended     []int32  // Observe's scratch: jobs a node loss ended
+	nodes     nodeBook // the nodes that are down or drained (nodes.go)
 	// inUse counts the slots the tasks hold, draining ones included.
 	inUse int
 	// Ledgers are the accounts' usage and the budgeted projects'
@@ -175,8 +174,7 @@ func (c *Cluster) Replace(ti int32, nodes []sched.NodeSlots, r Replace, charge b
 	if charge {
 		c.Ledgers.NoteBudget(j.Project, now)
 	}
-	c.drain = Draining(c.drain[:0], r, t.Nodes, nodes)
-	res := j.Replace(&c.Tasks, ti, nodes, c.drain, now)
+	res := j.Replace(&c.Tasks, ti, r, nodes, now)
 	c.inUse += res.Delta
 	c.Ledgers.Hold(j.Account, res.Delta)
 	return res

@@ -111,14 +111,16 @@
 //   - A re-placed task (Replace) keeps nothing of its old placement after
 //     a move, and on each node up to its new slots after a resize; what it
 //     does not keep drains (Drain), and only a move charges the budget.
-//   - A task that a move or resize re-placed (Task.Replacing) holds its
+//   - A task that a move or resize re-placed (its Replacement, the
+//     record the master keeps of one in flight too, Replacing) holds its
 //     new placement reserved and its draining record (Task.Drain, the
 //     only Moving record for it) until its checkpoint lands; it does no
 //     work and nothing is promised of it but that landing, which frees
 //     the draining record and restarts it (Cluster.Landed); Settle
 //     applies no preemption, move or resize of it meanwhile
-//     (Replannable), for either driver. A kill,
-//     its end or a node lost under either placement frees both.
+//     (Replannable), for either driver. A kill, its end or a node
+//     lost under its old placement frees both; a node of only its new
+//     placement is left to the landing, which requeues it (Restartable).
 //   - A task's version changes with every promise made about its future
 //     (its end, a checkpoint landing); an outcome reported for another
 //     version is stale (Tasks.Current), whoever reports it.

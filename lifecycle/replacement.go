@@ -23,6 +23,9 @@ import "github.com/allot-sched/allot/sched"
 // reserved, or requeue unplaced), and Unreserve when it lands or is
 // abandoned.
 type Replacement struct {
+	// Kind is a move or a resize, which decides what of the old
+	// placement the new one keeps and what drains (Split, Draining).
+	Kind Replace
 	// Since is when the move or resize re-placed the attempt and asked
 	// for its checkpoint: the new placement runs from then (Split), and
 	// the master's views say the task checkpoints since then.
@@ -37,10 +40,10 @@ type Replacement struct {
 	on  bool
 }
 
-// Reserve notes that a move or resize re-placed the attempt at at, for
-// job forJob (0: none), for the reason why ("" for none).
-func (r *Replacement) Reserve(at, forJob int64, why string) {
-	*r = Replacement{Since: at, For: forJob, Why: why, on: true}
+// Reserve notes that a move or resize (kind) re-placed the attempt at
+// at, for job forJob (0: none), for the reason why ("" for none).
+func (r *Replacement) Reserve(kind Replace, at, forJob int64, why string) {
+	*r = Replacement{Kind: kind, Since: at, For: forJob, Why: why, on: true}
 }
 
 // Replacing reports whether a move or resize is in flight: reserved and
@@ -63,10 +66,13 @@ func (r *Replacement) Unreserve() bool {
 // old placement, while the move or resize is in flight (Hold.Replaced
 // at Since): placed, the task's hold on its new placement next, running
 // from Since and not backfilled, and drained, the part of the old
-// placement that drains (drain: Drain of what next keeps), preempting
-// and moving until the checkpoint lands.
-func (r *Replacement) Split(h *Hold, next, drain []sched.NodeSlots) (placed, drained Hold) {
-	return h.Replaced(next, drain, r.Since)
+// placement that drains by Kind (Draining: all of it for a move, what
+// next does not keep of each node for a resize), preempting and moving
+// until the checkpoint lands. drained's Nodes are appended to
+// scratch[:0], which the caller may reuse once it copied them; placed's
+// are next.
+func (r *Replacement) Split(h *Hold, next, scratch []sched.NodeSlots) (placed, drained Hold) {
+	return h.Replaced(next, Draining(scratch[:0], r.Kind, h.Nodes, next), r.Since)
 }
 
 // Landing fills in what Ending.Decide weighs of the move or resize when

@@ -29,10 +29,13 @@ func TestReplacementLifecycle(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var r Replacement
 			if tt.reserve {
-				r.Reserve(tt.at, tt.job, tt.why)
+				r.Reserve(Resize, tt.at, tt.job, tt.why)
 			}
 			if r.Replacing() != tt.reserve {
 				t.Fatalf("Replacing() = %v, want %v", r.Replacing(), tt.reserve)
+			}
+			if tt.reserve && r.Kind != Resize {
+				t.Errorf("Kind %v, want the resize reserved", r.Kind)
 			}
 			if r.Since != tt.wantSays.Since || r.For != tt.wantSays.For || r.Why != tt.wantSays.Why {
 				t.Errorf("in flight it says since %d for %d why %q, want %d %d %q", r.Since, r.For, r.Why,
@@ -52,39 +55,55 @@ func TestReplacementLifecycle(t *testing.T) {
 }
 
 // TestReplacementSplit: the snapshot's two holds of a re-placed attempt
-// are Hold.Replaced's at the record's Since, whichever driver asks.
+// are Hold.Replaced's at the record's Since, what drains by its Kind
+// (Draining), whichever driver asks.
 func TestReplacementSplit(t *testing.T) {
-	ns := func(node, slots int32) []sched.NodeSlots { return []sched.NodeSlots{{Node: node, Slots: slots}} }
+	ns := func(pairs ...int32) []sched.NodeSlots {
+		var out []sched.NodeSlots
+		for i := 0; i < len(pairs); i += 2 {
+			out = append(out, sched.NodeSlots{Node: pairs[i], Slots: pairs[i+1]})
+		}
+		return out
+	}
 	for _, tt := range []struct {
 		name         string
+		kind         Replace
 		h            Hold
 		since        int64
-		next, drain  []sched.NodeSlots
-		placedFrom   int64
+		next         []sched.NodeSlots
+		wantDrain    []sched.NodeSlots
 		drainedFrom  int64
 		drainedBackf bool
 	}{
-		{"a backfilled task moved", Hold{Attempt: Attempt{Start: 10, From: 10, Backfilled: true}, Nodes: ns(0, 2)},
-			100, ns(1, 2), ns(0, 2), 100, 10, true},
-		{"a task resumed before, resized in place", Hold{Attempt: Attempt{Start: 10, From: 50}, Nodes: ns(0, 4)},
-			70, ns(0, 2), ns(0, 2), 70, 50, false},
-		{"growth drains nothing", Hold{Attempt: Attempt{Start: 0, From: 0}, Nodes: ns(0, 2)},
-			5, ns(0, 4), nil, 5, 0, false},
+		{"a backfilled task moved drains all", Move, Hold{Attempt: Attempt{Start: 10, From: 10, Backfilled: true}, Nodes: ns(0, 2)},
+			100, ns(1, 2), ns(0, 2), 10, true},
+		{"a move onto its own node drains all there too", Move, Hold{Attempt: Attempt{Start: 10, From: 10}, Nodes: ns(0, 2)},
+			100, ns(0, 2), ns(0, 2), 10, false},
+		{"a task resumed before, shrunk in place", Resize, Hold{Attempt: Attempt{Start: 10, From: 50}, Nodes: ns(0, 4)},
+			70, ns(0, 2), ns(0, 2), 50, false},
+		{"growth drains nothing", Resize, Hold{Attempt: Attempt{Start: 0, From: 0}, Nodes: ns(0, 2)},
+			5, ns(0, 2, 1, 2), nil, 0, false},
+		{"a resize that leaves a node drains it", Resize, Hold{Attempt: Attempt{Start: 0, From: 0}, Nodes: ns(0, 3, 1, 1)},
+			5, ns(0, 2), ns(0, 1, 1, 1), 0, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var r Replacement
-			r.Reserve(tt.since, 0, "")
-			placed, drained := r.Split(&tt.h, tt.next, tt.drain)
-			wantP, wantD := tt.h.Replaced(tt.next, tt.drain, tt.since)
+			r.Reserve(tt.kind, tt.since, 0, "")
+			scratch := make([]sched.NodeSlots, 0, 4)
+			placed, drained := r.Split(&tt.h, tt.next, scratch)
+			if !slices.Equal(drained.Nodes, tt.wantDrain) {
+				t.Fatalf("drains %v, want %v", drained.Nodes, tt.wantDrain)
+			}
+			wantP, wantD := tt.h.Replaced(tt.next, tt.wantDrain, tt.since)
 			if !slices.Equal(placed.Nodes, wantP.Nodes) || placed.Attempt != wantP.Attempt || placed.Preempting || placed.Moving {
 				t.Errorf("placed %+v, want %+v", placed, wantP)
 			}
-			if !slices.Equal(drained.Nodes, wantD.Nodes) || drained.Attempt != wantD.Attempt || !drained.Preempting || !drained.Moving {
+			if len(tt.wantDrain) > 0 && (drained.Attempt != wantD.Attempt || !drained.Preempting || !drained.Moving) {
 				t.Errorf("drained %+v, want %+v", drained, wantD)
 			}
-			if placed.Start != tt.h.Start || placed.From != tt.placedFrom || placed.Backfilled {
+			if placed.Start != tt.h.Start || placed.From != tt.since || placed.Backfilled {
 				t.Errorf("placed runs from %d (start %d, backfilled %v), want from %d, start %d, not backfilled",
-					placed.From, placed.Start, placed.Backfilled, tt.placedFrom, tt.h.Start)
+					placed.From, placed.Start, placed.Backfilled, tt.since, tt.h.Start)
 			}
 			if drained.Start != tt.h.Start || drained.From != tt.drainedFrom || drained.Backfilled != tt.drainedBackf {
 				t.Errorf("drained from %d (start %d, backfilled %v), want from %d, start %d, backfilled %v",
@@ -115,7 +134,7 @@ func TestReplacementLanding(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var r Replacement
 			if tt.inFlight {
-				r.Reserve(40, 3, "")
+				r.Reserve(Move, 40, 3, "")
 			}
 			asked := false
 			e := Ending{Kind: EndPreempted, MaxRetries: -1}
@@ -139,7 +158,7 @@ func TestTaskReplacement(t *testing.T) {
 	var ts Tasks
 	ns := []sched.NodeSlots{{Node: 0, Slots: 2}}
 	ti := ts.Launch(0, 0, 0, 100, ns, false, 10)
-	r := ts.Replace(ti, []sched.NodeSlots{{Node: 1, Slots: 2}}, ns, 30, Shape{})
+	r := ts.Replace(ti, Move, []sched.NodeSlots{{Node: 1, Slots: 2}}, 30, Shape{})
 	steps := []struct {
 		name string
 		ti   int32
@@ -167,7 +186,7 @@ func TestTaskReplacement(t *testing.T) {
 	})
 	t.Run("a reused record starts with none", func(t *testing.T) {
 		ts.Retire(r.Drain, TaskPreempted)
-		ts.Replace(ti, ns, nil, 50, Shape{})
+		ts.Replace(ti, Resize, ns, 50, Shape{})
 		ts.Retire(ti, TaskKilled) // a retired record keeps it, as the history it is
 		if !ts.At(ti).Replacing() {
 			t.Fatal("the retired record lost what it was doing")

@@ -194,6 +194,9 @@ type Tasks struct {
 	// retired counts the records retired since the last Sweep: without
 	// one, Sweep has nothing to drop and need not look at every record.
 	retired int
+	// scratch is Replace's for what drains, before the drain record
+	// copies it.
+	scratch []sched.NodeSlots
 	// watch, when set (tests only, WatchStates), hears of every change of
 	// a record's State, from "" for a record just made.
 	watch func(t *Task, from, to TaskState)
@@ -353,17 +356,18 @@ type Replaced struct {
 }
 
 // Replace asks running task ti to checkpoint at now for a move or resize
-// onto nodes, in the same attempt: from now on it holds nodes reserved
-// and does no work (Replacing), and drain, the part of its old placement
-// it lets go of (Draining's), drains as a Moving record of its own. Both
-// are held until the task's checkpoint lands (Resume); the caller
-// promises that landing for the task's new version.
-func (ts *Tasks) Replace(ti int32, nodes, drain []sched.NodeSlots, now int64, sh Shape) Replaced {
+// (kind) onto nodes, in the same attempt: from now on it holds nodes
+// reserved and does no work (Replacing), and the part of its old
+// placement it lets go of (Replacement.Split's) drains as a Moving record
+// of its own. Both are held until the task's checkpoint lands (Resume);
+// the caller promises that landing for the task's new version.
+func (ts *Tasks) Replace(ti int32, kind Replace, nodes []sched.NodeSlots, now int64, sh Shape) Replaced {
 	r := Replaced{Drain: -1}
 	h := ts.all[ti].hold()
-	ts.all[ti].Reserve(now, 0, "")
-	placed, drained := ts.all[ti].Split(&h, nodes, drain)
-	if len(drain) > 0 {
+	ts.all[ti].Reserve(kind, now, 0, "")
+	placed, drained := ts.all[ti].Split(&h, nodes, ts.scratch)
+	ts.scratch = drained.Nodes // copied into the drain record below
+	if len(drained.Nodes) > 0 {
 		r.Drain = ts.alloc() // may grow the table: take pointers after it
 		t, o := &ts.all[ti], &ts.all[r.Drain]
 		o.Job, o.ID, o.Record, o.Work = t.Job, t.ID, -1, 0
@@ -384,7 +388,7 @@ func (ts *Tasks) Replace(ti int32, nodes, drain []sched.NodeSlots, now int64, sh
 	r.Lost = t.checkpoint(now, sh)
 	r.LostWork = r.Lost * int64(sched.Slots(t.Nodes))
 	t.Lost += r.Lost
-	r.Delta = sched.Slots(nodes) + sched.Slots(drain) - sched.Slots(t.Nodes)
+	r.Delta = sched.Slots(nodes) + sched.Slots(drained.Nodes) - sched.Slots(t.Nodes)
 	t.Attempt.Replace(now) // placed's facts, as Hold.Replaced made them
 	t.Old = append(t.Old[:0], t.Nodes...)
 	t.Nodes = append(t.Nodes[:0], placed.Nodes...)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/lifecycle"
@@ -81,9 +82,20 @@ func (pl *planner) replaceOp(e *lifecycle.Effect, claimed map[string]map[int]boo
 			reason += " for job " + pl.snap.Jobs[e.For].ID + " (" + why + ")"
 		}
 	}
-	return &taskOp{t: t, next: parts, budget: e.ChargesBudget(), tr: store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
+	return &taskOp{t: t, next: parts, kind: r, budget: e.ChargesBudget(), tr: store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
 		From: t.rec.State, To: store.TaskPreempting, Attempt: t.rec.Attempt, At: now, Reason: reason,
 		Reserve: placementOf(parts), Cause: cause, ForJob: pl.snapJobID(e.For), Why: why}}
+}
+
+// reservedKind is whether a task preempting with a placement reserved,
+// whose transition gave it reason, is being moved or resized: a resize's
+// reason says so (replaceOp), which is how a restarted master tells them
+// apart (restoreTask).
+func reservedKind(reason string) lifecycle.Replace {
+	if strings.HasPrefix(reason, resizeReason) {
+		return lifecycle.Resize
+	}
+	return lifecycle.Move
 }
 
 // placeReserved turns a move's or resize's slot counts into GPUs: for a
@@ -159,18 +171,18 @@ func partsOf(ps []store.Placement) []*mpart {
 	return out
 }
 
-// restartable reports whether a task's reserved placement can still take
-// it: every node of it is up (lifecycle.Restartable, the simulator's rule
-// too).
-func (pl *planner) restartable(t *mtask) bool {
-	anyDown := false
+// reservedDown reports whether a node of the placement reserved for task
+// t is down (or gone), which the landing of its move or resize weighs
+// (lifecycle.Replacement.Landing, for Ending.Decide: the task does not
+// restart there, lifecycle.Restartable), as the Cluster's landing asks
+// of its record's nodes.
+func (pl *planner) reservedDown(t *mtask) bool {
 	for _, p := range t.next {
 		if n := pl.m.nodes[p.node]; n == nil || !n.up() {
-			anyDown = true
-			break
+			return true
 		}
 	}
-	return lifecycle.Restartable(anyDown)
+	return false
 }
 
 // restartOn gives a task that just went to starting on its reservation
