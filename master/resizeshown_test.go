@@ -160,6 +160,13 @@ func TestResizeShownAfterRestart(t *testing.T) {
 				h.sync(a, a)
 				h.step()
 			}
+			// The restarted master knew the move in flight for a resize
+			// (its lifecycle.Replacement's kind, from the stored reason).
+			var j api.Job
+			if code := h.do("GET", "/api/v1/jobs/"+strconv.FormatInt(victim, 10), nil, &j); code != 200 || len(j.TaskList) != 1 ||
+				len(j.TaskList[0].Attempts) == 0 || j.TaskList[0].Attempts[0].Reason != "checkpointed to resize" {
+				t.Fatalf("job %d: status %d, %+v; want its first attempt checkpointed to resize", victim, code, j)
+			}
 			x := explainAs(t, h, h.admin, victim)
 			if len(x.Resized) != 1 || x.Resized[0].ForJob != taker {
 				t.Fatalf("explain once shrunk: resized %+v, want one resize for job %d", x.Resized, taker)
