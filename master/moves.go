@@ -19,18 +19,23 @@ import (
 // in the same transaction as the plan's other items, and only then sends
 // the preempt command, with the pool's grace period: the task
 // checkpoints. From then on the new placement's GPUs are held for the task
-// (mtask.next), and snapshots show the task as the core expects: its new
-// placement running, and whatever of the old placement the new one does
-// not reuse preempting and moving. When the attempt ends checkpointed, the
-// task goes preempting → preempted → starting on the reserved placement in
-// one transaction, without queueing, and gets its start commands at once.
-// If a node of the reservation went down meanwhile, or the attempt ended
-// otherwise (completed, failed, killed, lost), the reservation is dropped
-// and the task ends or is requeued as any other would be.
+// (mtask.next), the move or resize is in flight (mtask.inflight, the
+// lifecycle.Replacement the simulator's task records keep too), and
+// snapshots show the task as the core expects, split by that record
+// (Replacement.Split): its new placement running, and whatever of the
+// old placement the new one does not reuse preempting and moving. When
+// the attempt ends checkpointed, the task goes preempting → preempted →
+// starting on the reserved placement in one transaction, without
+// queueing, and gets its start commands at once. If a node of the
+// reservation went down meanwhile (Replacement.Landing, reservedDown),
+// or the attempt ended otherwise (completed, failed, killed, lost), the
+// reservation is dropped (setTask, Replacement.Unreserve) and the task
+// ends or is requeued as any other would be.
 //
 // After a master restart the reservation is read back from the store
-// (store.Task.Reserved) with the open attempt, its GPUs are held again,
-// and the preempt command is sent again: the task still restarts on its
+// (store.Task.Reserved) with the open attempt, whether a move or a resize
+// from its reason (reservedKind), its GPUs are held again, and the
+// preempt command is sent again: the task still restarts on its
 // reservation, or is requeued cleanly when that is no longer possible.
 //
 // While a move is under way no plan item that names the task (a
