@@ -31,12 +31,11 @@ type Cluster struct {
 	freeJobs []int32
 	// allocTask maps the last snapshot's allocations to task records.
 	allocTask []int32
-	freedRecs []Freed           // Observe's scratch
-	retimed   []int32           // Observe's scratch (EventTimeLimit)
-	kills     kills             // killing.go's
-	ended     []int32           // Observe's scratch: jobs a node loss ended
-	nodes     nodeBook          // the nodes that are down or drained (nodes.go)
-	drain     []sched.NodeSlots // Replace's scratch
+	freedRecs []Freed  // Observe's scratch
+	retimed   []int32  // Observe's scratch (EventTimeLimit)
+	kills     kills    // killing.go's
+	ended     []int32  // Observe's scratch: jobs a node loss ended
+	nodes     nodeBook // the nodes that are down or drained (nodes.go)
 	// inUse counts the slots the tasks hold, draining ones included.
 	inUse int
 	// Ledgers are the accounts' usage and the budgeted projects'
@@ -108,7 +107,7 @@ func (c *Cluster) SetTimeLimit(out []int32, ji int32, limit int64) []int32 {
 	j.Shape.Limit = limit
 	for _, ti := range c.Tasks.Running() {
 		t := c.Tasks.At(ti)
-		if t.Job != ji || t.State != TaskRunning || t.Moving || t.Replacing {
+		if t.Job != ji || t.State != TaskRunning || t.Moving || t.Replacing() {
 			continue
 		}
 		before, _ := t.Due(old)
@@ -175,8 +174,7 @@ func (c *Cluster) Replace(ti int32, nodes []sched.NodeSlots, r Replace, charge b
 	if charge {
 		c.Ledgers.NoteBudget(j.Project, now)
 	}
-	c.drain = Draining(c.drain[:0], r, t.Nodes, nodes)
-	res := j.Replace(&c.Tasks, ti, nodes, c.drain, now)
+	res := j.Replace(&c.Tasks, ti, r, nodes, now)
 	c.inUse += res.Delta
 	c.Ledgers.Hold(j.Account, res.Delta)
 	return res
@@ -190,7 +188,7 @@ func (c *Cluster) Exit(ti int32, timedOut bool) int {
 	t := c.Tasks.At(ti)
 	j := &c.Jobs[t.Job]
 	slots := 0
-	if t.Replacing && t.Drain >= 0 {
+	if t.Replacing() && t.Drain >= 0 {
 		slots = c.drained(t.Drain, TaskKilled)
 	}
 	return slots + c.freed(j, j.Exit(&c.Tasks, ti, timedOut))
@@ -252,7 +250,7 @@ func (c *Cluster) Kill(dst []Freed, ji int32) []Freed {
 		case to != TaskKilling || t.Job != ji || from == TaskKilling:
 		case t.Moving:
 			dst = append(dst, Freed{Task: ti, From: from, Slots: c.drained(ti, TaskKilled)})
-		case t.KillAfter > 0 && !t.Replacing:
+		case t.KillAfter > 0 && !t.Replacing():
 			c.Tasks.Kill(ti)
 			c.kills.left = append(c.kills.left, ti)
 		default: // let go of its slots, killed (Job.Release)
@@ -330,7 +328,7 @@ func (c *Cluster) Snapshot(snap *sched.Snapshot, now int64) (lastRunning int) {
 		t := c.Tasks.At(ti)
 		job := c.Roster.Index(t.Job)
 		a := t.Alloc(job, now, c.Jobs[t.Job].Shape.Every)
-		if a.Nodes = c.nodes.allocNodes(a.Nodes, c.LostNodeGrace, t.Replacing); len(a.Nodes) == 0 {
+		if a.Nodes = c.nodes.allocNodes(a.Nodes, c.LostNodeGrace, t.Replacing()); len(a.Nodes) == 0 {
 			continue // held on down nodes only: the master has no allocation
 		}
 		c.allocTask = append(c.allocTask, ti)

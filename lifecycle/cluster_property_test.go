@@ -108,7 +108,7 @@ func randomOp(rng *rand.Rand, c *lifecycle.Cluster, now int64) string {
 		name = fmt.Sprintf("n%d down (%d records, %d slots, jobs %v ended)", n, len(o.Freed), o.Slots, o.Ended)
 	case t == nil || t.Moving:
 		return "nothing" // a draining placement lands with its task
-	case t.Replacing && op != 4:
+	case t.Replacing() && op != 4:
 		// A re-placed task may only land, or end (live, its work may
 		// end while it checkpoints); a plan does not name it
 		// (lifecycle.Replannable).
@@ -175,7 +175,7 @@ func checkBooks(c *lifecycle.Cluster) error {
 		if c.Jobs[t.Job].State.Terminal() {
 			return fmt.Errorf("t%d holds slots for ended job j%d", ti, t.Job)
 		}
-		if t.Replacing && t.Drain >= 0 {
+		if t.Replacing() && t.Drain >= 0 {
 			if d := c.Tasks.At(t.Drain); !d.State.Active() || !d.Moving || d.Job != t.Job || d.ID != t.ID {
 				return fmt.Errorf("t%d is re-placed, draining t%d, which is not its draining part", ti, t.Drain)
 			}
@@ -232,7 +232,7 @@ func checkSnapshot(c *lifecycle.Cluster, snap *sched.Snapshot) error {
 		}
 		// A placement reserved on nodes lost since has no allocation
 		// there (the master's snapshot leaves lost nodes out).
-		if !t.Replacing || slices.ContainsFunc(t.Nodes, func(x sched.NodeSlots) bool { return c.Snap.Nodes[x.Node].Slots > 0 }) {
+		if !t.Replacing() || slices.ContainsFunc(t.Nodes, func(x sched.NodeSlots) bool { return c.Snap.Nodes[x.Node].Slots > 0 }) {
 			live = append(live, ti)
 		}
 	}

@@ -71,14 +71,18 @@
 // FreeBy: its stop request plus its grace, the master's pool grace, the
 // Cluster's what its driver promised by Tasks.Stopping; how a move or
 // resize splits it into its new
-// placement and what drains, Hold.Replaced, which Tasks.Replace follows
-// too; CapDrained: a drained node shrunk to what its allocations hold),
+// placement and what drains, Hold.Replaced, which Replacement.Split
+// applies for both; CapDrained: a drained node shrunk to what its allocations hold),
 // the master from its attempts (master/snapshot.go), the Cluster from
 // its task records (Task.Alloc, Snapshot, nodes.go); attempt.go is the
 // record of an attempt's scheduling facts that both drivers' records
 // embed (Attempt: first start, last resumption, backfilling, stop
 // request and grace), changed by its transitions (Launch, Continue,
 // Ask, Replace, Resume) and made into a Hold by Attempt.Hold;
+// replacement.go is the record of a move or resize in flight that both
+// drivers keep (Replacement: kind, since, for whom and why), reserved,
+// asked, split into the snapshot's holds, weighed at the landing and
+// ended by its methods (Reserve, Replacing, Split, Landing, Unreserve);
 // Cluster.Fail (fail.go) ends a task that failed on its own, and
 // StartFailed says how a task whose start failed ends, for the master
 // and for EventStartFailed alike; outcome.go decides, once for both
@@ -111,14 +115,16 @@
 //   - A re-placed task (Replace) keeps nothing of its old placement after
 //     a move, and on each node up to its new slots after a resize; what it
 //     does not keep drains (Drain), and only a move charges the budget.
-//   - A task that a move or resize re-placed (Task.Replacing) holds its
+//   - A task that a move or resize re-placed (its Replacement, the
+//     record the master keeps of one in flight too, Replacing) holds its
 //     new placement reserved and its draining record (Task.Drain, the
 //     only Moving record for it) until its checkpoint lands; it does no
 //     work and nothing is promised of it but that landing, which frees
 //     the draining record and restarts it (Cluster.Landed); Settle
 //     applies no preemption, move or resize of it meanwhile
-//     (Replannable), for either driver. A kill,
-//     its end or a node lost under either placement frees both.
+//     (Replannable), for either driver. A kill, its end or a node
+//     lost under its old placement frees both; a node of only its new
+//     placement is left to the landing, which requeues it (Restartable).
 //   - A task's version changes with every promise made about its future
 //     (its end, a checkpoint landing); an outcome reported for another
 //     version is stale (Tasks.Current), whoever reports it.

@@ -110,7 +110,7 @@ func TestHoldReplaced(t *testing.T) {
 
 			var ts Tasks
 			ti := ts.Launch(0, 0, 0, 1000, c.old, c.backfill, start)
-			r := ts.Replace(ti, c.next, drain, at, Shape{Every: every})
+			r := ts.Replace(ti, c.r, c.next, at, Shape{Every: every})
 			if got := ts.At(ti).Alloc(3, now, every); !reflect.DeepEqual(got, wantPlaced) {
 				t.Errorf("Task.Alloc of the re-placed task = %+v, want %+v", got, wantPlaced)
 			}

@@ -125,10 +125,11 @@ func (j *Job) Preempt(ts *Tasks, ti int32, now int64) int64 {
 	return ts.Preempt(ti, now, j.Shape)
 }
 
-// Replace re-places the job's running task ti on nodes at now, drain
-// draining (Tasks.Replace) until its checkpoint lands (Landed).
-func (j *Job) Replace(ts *Tasks, ti int32, nodes, drain []sched.NodeSlots, now int64) Replaced {
-	r := ts.Replace(ti, nodes, drain, now, j.Shape)
+// Replace re-places the job's running task ti on nodes at now by a move
+// or resize (kind), what of its old placement it does not keep draining
+// (Tasks.Replace) until its checkpoint lands (Landed).
+func (j *Job) Replace(ts *Tasks, ti int32, kind Replace, nodes []sched.NodeSlots, now int64) Replaced {
+	r := ts.Replace(ti, kind, nodes, now, j.Shape)
 	if r.Drain >= 0 {
 		j.Moving++
 	}

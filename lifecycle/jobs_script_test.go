@@ -60,7 +60,7 @@ func (p *player) runJob(cmd string, args args) ([]string, error) {
 	case "exit":
 		out = append(out, fmt.Sprintf("freed=%d", p.c.Exit(ti, args.flag("timeout"))))
 	case "landed":
-		if p.c.Tasks.At(ti).Replacing {
+		if p.c.Tasks.At(ti).Replacing() {
 			oi, freed := p.c.Landed(ti, args.int("at"))
 			out = append(out, fmt.Sprintf("freed=%d", freed))
 			if oi >= 0 {

@@ -226,7 +226,7 @@ func on(ns []sched.NodeSlots, n int32) bool {
 // re-placed task reserved is not its own yet: the master lets the
 // checkpoint land and requeues the task then (Restartable).
 func losesOn(t *Task, n int32) bool {
-	if t.Replacing {
+	if t.Replacing() {
 		return on(t.Old, n)
 	}
 	return on(t.Nodes, n)
@@ -326,7 +326,7 @@ func (b *nodeBook) loseTask(c *Cluster, now int64, ti int32, hold bool) {
 			return
 		}
 	} else {
-		if t.Replacing && t.Drain >= 0 {
+		if t.Replacing() && t.Drain >= 0 {
 			c.freedRecs = append(c.freedRecs, Freed{Task: t.Drain, From: TaskPreempting, Slots: c.drained(t.Drain, TaskKilled)})
 		}
 		f := Freed{Task: ti, From: from, LostWork: c.lose(now, ti)}

@@ -289,7 +289,7 @@ func (c *Cluster) Observe(now int64, e Event) Outcome {
 // outcome applies a task's end, stop, failed or lost start, lost
 // attempt, its agent's preemption or its landed checkpoint at now
 // (Observe). What that does to the task is Decide's verdict, the
-// master's too: a re-placed task restarts on its new placement (landed)
+// master's too: a re-placed task restarts on its new placement (Landed)
 // or is requeued where it ran (requeueReplaced); any other lets go of
 // its slots, a draining part of a re-placement with it, and ends, or
 // waits again, as the verdict says (Job.end).
@@ -303,7 +303,16 @@ func (c *Cluster) outcome(now int64, e Event) Outcome {
 	v := c.ending(e.Kind, t).Decide()
 	switch {
 	case v.Restarts():
-		return c.landed(now, e.Task, o)
+		// What of the old placement drained is free, and a pass may
+		// plan the task again (Replannable); its job cannot have ended.
+		oi, slots := c.Landed(e.Task, now)
+		o.Drained, o.Slots = true, slots
+		if oi >= 0 {
+			c.freedRecs = append(c.freedRecs[:0], Freed{Task: oi, From: TaskPreempting, Slots: slots})
+			o.Freed = c.freedRecs
+		}
+		c.step.wake()
+		return o
 	case v.Unplaced:
 		o.Attempt = v.Attempt
 		return c.requeueReplaced(now, e.Task, v, o)
@@ -313,7 +322,7 @@ func (c *Cluster) outcome(now int64, e Event) Outcome {
 	}
 	o.Attempt = v.Attempt
 	j := &c.Jobs[ji]
-	if t.Replacing && t.Drain >= 0 {
+	if t.Replacing() && t.Drain >= 0 {
 		o.Slots = c.drained(t.Drain, TaskKilled)
 	}
 	switch e.Kind {
@@ -352,8 +361,7 @@ func (c *Cluster) ending(k EventKind, t *Task) Ending {
 		// Only a landing meets a re-placed task: an agent's preemption
 		// is promised for the version its start left, which the
 		// re-placement made stale (sim's agentPreempts).
-		e.Replacing = t.Replacing
-		e.AnyDown = t.Replacing && c.nodes.anyDown(t.Nodes)
+		t.Landing(&e, func() bool { return c.nodes.anyDown(t.Nodes) })
 	}
 	return e
 }
@@ -375,21 +383,6 @@ func endKind(k EventKind, limited bool) EndKind {
 		return EndLost
 	}
 	return EndPreempted // EventLanded, EventAgentPreempted
-}
-
-// landed restarts re-placed task ti on its new placement at now, its
-// checkpoint landed (Landed); its job cannot have ended. What of the
-// old placement drained is free, and a pass may plan the task again
-// (Replannable).
-func (c *Cluster) landed(now int64, ti int32, o Outcome) Outcome {
-	oi, slots := c.Landed(ti, now)
-	o.Drained, o.Slots = true, slots
-	if oi >= 0 {
-		c.freedRecs = append(c.freedRecs[:0], Freed{Task: oi, From: TaskPreempting, Slots: slots})
-		o.Freed = c.freedRecs
-	}
-	c.step.wake()
-	return o
 }
 
 // requeueReplaced ends re-placed task ti, whose checkpoint landed with a

@@ -191,7 +191,7 @@ func (st *stepper) Carry(plan *sched.Plan) {
 }
 
 // Replacing is the task record's (Task.Replacing).
-func (st *stepper) Replacing(ti int32) bool { return st.c.Tasks.At(ti).Replacing }
+func (st *stepper) Replacing(ti int32) bool { return st.c.Tasks.At(ti).Replacing() }
 
 // OnDrained asks the nodes (nodes.go).
 func (st *stepper) OnDrained(ti int32) bool { return st.c.nodes.onDrained(st.c.Tasks.At(ti).Nodes) }

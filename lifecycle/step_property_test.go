@@ -261,7 +261,7 @@ func (d *stepDriver) flipNode() error {
 		// A re-placed task keeps the placement it reserved there until its
 		// checkpoint lands, and then waits again (lifecycle.Restartable).
 		t := d.c.Tasks.At(ti)
-		reserved := t.Replacing && !slices.ContainsFunc(t.Old, func(x sched.NodeSlots) bool { return x.Node == n })
+		reserved := t.Replacing() && !slices.ContainsFunc(t.Old, func(x sched.NodeSlots) bool { return x.Node == n })
 		if t.State.Active() && !reserved && slices.ContainsFunc(t.Nodes, func(x sched.NodeSlots) bool { return x.Node == n }) {
 			return fmt.Errorf("node %d down: t%d still holds slots there", n, ti)
 		}
@@ -318,7 +318,7 @@ func (d *stepDriver) holds() []int {
 			for _, ns := range t.Nodes {
 				// A placement reserved on a node lost since holds nothing
 				// there (lifecycle.Restartable).
-				if !t.Replacing || d.c.Snap.Nodes[ns.Node].Slots > 0 || slices.ContainsFunc(t.Old, func(x sched.NodeSlots) bool { return x.Node == ns.Node }) {
+				if !t.Replacing() || d.c.Snap.Nodes[ns.Node].Slots > 0 || slices.ContainsFunc(t.Old, func(x sched.NodeSlots) bool { return x.Node == ns.Node }) {
 					held[ns.Node] += int(ns.Slots)
 				}
 			}

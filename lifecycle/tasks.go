@@ -47,16 +47,17 @@ type Task struct {
 	Ver   uint32
 	// Moving marks the draining old placement of a moved task.
 	Moving bool
-	// Replacing marks a task that a move or resize re-placed and whose
-	// checkpoint has not landed: it holds Nodes reserved but does no
-	// work, and Drain is the slot of the Moving record of what of its
-	// old placement drains (-1: nothing drains). Its landing frees that
-	// record and resumes the task on Nodes (Tasks.Resume). Old is its
-	// old placement meanwhile (a resize keeps part of it in Nodes).
-	Replacing bool
-	Drain     int32
-	Old       []sched.NodeSlots
-	Limited   bool // the attempt ends at its time limit, killed
+	// Replacement is the move or resize in flight, the record the
+	// master keeps too: while Replacing (a move or resize re-placed the
+	// task and its checkpoint has not landed) it holds Nodes reserved but
+	// does no work, and Drain is the slot of the Moving record of what
+	// of its old placement drains (-1: nothing drains). Its landing frees
+	// that record and resumes the task on Nodes (Tasks.Resume). Old is
+	// its old placement meanwhile (a resize keeps part of it in Nodes).
+	Replacement
+	Drain   int32
+	Old     []sched.NodeSlots
+	Limited bool // the attempt ends at its time limit, killed
 	// LimitKilled says its time limit's kill is under way (its KillAfter
 	// holds it killing, kills.limited): it ends timed out even where a
 	// user's kill of its job comes meanwhile, as the master's task keeps
@@ -134,7 +135,7 @@ func (t *Task) Rate(sh Shape) int64 {
 func (t *Task) Due(sh Shape) (int64, bool) {
 	limitAt := max(t.Start+sh.Limit, t.From) // if sh.Limit > 0
 	switch {
-	case t.Replacing, t.Work == Unbounded && sh.Limit <= 0:
+	case t.Replacing(), t.Work == Unbounded && sh.Limit <= 0:
 		return -1, false
 	case t.Work == Unbounded:
 		return limitAt, true
@@ -193,6 +194,9 @@ type Tasks struct {
 	// retired counts the records retired since the last Sweep: without
 	// one, Sweep has nothing to drop and need not look at every record.
 	retired int
+	// scratch is Replace's for what drains, before the drain record
+	// copies it.
+	scratch []sched.NodeSlots
 	// watch, when set (tests only, WatchStates), hears of every change of
 	// a record's State, from "" for a record just made.
 	watch func(t *Task, from, to TaskState)
@@ -275,7 +279,8 @@ func (ts *Tasks) Launch(job, id, retries int32, work int64, nodes []sched.NodeSl
 	t.Ver++
 	t.Moving = false
 	ts.set(ti, TaskRunning, true)
-	t.Replacing, t.Drain, t.Unanswered, t.ExitBefore, t.KillAfter = false, -1, false, 0, 0
+	t.Unreserve()
+	t.Drain, t.Unanswered, t.ExitBefore, t.KillAfter = -1, false, 0, 0
 	t.LimitKilled = false
 	ts.running = append(ts.running, ti)
 	return ti
@@ -323,7 +328,7 @@ func (ts *Tasks) Kill(ti int32) {
 // which the task's Lost also counts; the caller retires the record.
 func (ts *Tasks) Lose(ti int32, now int64, sh Shape) int64 {
 	t := &ts.all[ti]
-	if t.State != TaskRunning || t.Replacing {
+	if t.State != TaskRunning || t.Replacing() {
 		return 0
 	}
 	kept := int64(0)
@@ -351,16 +356,18 @@ type Replaced struct {
 }
 
 // Replace asks running task ti to checkpoint at now for a move or resize
-// onto nodes, in the same attempt: from now on it holds nodes reserved
-// and does no work (Replacing), and drain, the part of its old placement
-// it lets go of (Draining's), drains as a Moving record of its own. Both
-// are held until the task's checkpoint lands (Resume); the caller
-// promises that landing for the task's new version.
-func (ts *Tasks) Replace(ti int32, nodes, drain []sched.NodeSlots, now int64, sh Shape) Replaced {
+// (kind) onto nodes, in the same attempt: from now on it holds nodes
+// reserved and does no work (Replacing), and the part of its old
+// placement it lets go of (Replacement.Split's) drains as a Moving record
+// of its own. Both are held until the task's checkpoint lands (Resume);
+// the caller promises that landing for the task's new version.
+func (ts *Tasks) Replace(ti int32, kind Replace, nodes []sched.NodeSlots, now int64, sh Shape) Replaced {
 	r := Replaced{Drain: -1}
 	h := ts.all[ti].hold()
-	placed, drained := h.Replaced(nodes, drain, now)
-	if len(drain) > 0 {
+	ts.all[ti].Reserve(kind, now, 0, "")
+	placed, drained := ts.all[ti].Split(&h, nodes, ts.scratch)
+	ts.scratch = drained.Nodes // copied into the drain record below
+	if len(drained.Nodes) > 0 {
 		r.Drain = ts.alloc() // may grow the table: take pointers after it
 		t, o := &ts.all[ti], &ts.all[r.Drain]
 		o.Job, o.ID, o.Record, o.Work = t.Job, t.ID, -1, 0
@@ -373,18 +380,19 @@ func (ts *Tasks) Replace(ti int32, nodes, drain []sched.NodeSlots, now int64, sh
 		o.Ver++
 		o.Moving, o.Limited = drained.Moving, false
 		ts.set(r.Drain, TaskPreempting, true)
-		o.Replacing, o.Drain, o.Unanswered = false, -1, false
+		o.Unreserve()
+		o.Drain, o.Unanswered = -1, false
 		ts.running = append(ts.running, r.Drain)
 	}
 	t := &ts.all[ti]
 	r.Lost = t.checkpoint(now, sh)
 	r.LostWork = r.Lost * int64(sched.Slots(t.Nodes))
 	t.Lost += r.Lost
-	r.Delta = sched.Slots(nodes) + sched.Slots(drain) - sched.Slots(t.Nodes)
+	r.Delta = sched.Slots(nodes) + sched.Slots(drained.Nodes) - sched.Slots(t.Nodes)
 	t.Attempt.Replace(now) // placed's facts, as Hold.Replaced made them
 	t.Old = append(t.Old[:0], t.Nodes...)
 	t.Nodes = append(t.Nodes[:0], placed.Nodes...)
-	t.Replacing, t.Drain = true, r.Drain
+	t.Drain = r.Drain
 	t.Ver++ // the end promised for the old placement no longer applies
 	return r
 }
@@ -396,7 +404,8 @@ func (ts *Tasks) Replace(ti int32, nodes, drain []sched.NodeSlots, now int64, sh
 func (ts *Tasks) Resume(ti int32, now int64) int32 {
 	t := &ts.all[ti]
 	drain := t.Drain
-	t.Replacing, t.Drain = false, -1
+	t.Unreserve()
+	t.Drain = -1
 	t.Attempt.Resume(now)
 	t.Ver++
 	return drain

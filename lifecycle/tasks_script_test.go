@@ -156,8 +156,7 @@ func (p *player) replace(op string, args args) ([]string, error) {
 		r, e.Op = lifecycle.Resize, lifecycle.OpResize
 	}
 	nodes := args.nodes("nodes")
-	drain := lifecycle.Draining(nil, r, p.c.Tasks.At(ti).Nodes, nodes)
-	res := p.c.Tasks.Replace(ti, nodes, drain, args.int("at"), p.shape)
+	res := p.c.Tasks.Replace(ti, r, nodes, args.int("at"), p.shape)
 	out := []string{fmt.Sprintf("lost=%d lost_work=%d delta=%d budget=%t", res.Lost, res.LostWork, res.Delta, e.ChargesBudget()),
 		p.describe(ti)}
 	if res.Drain >= 0 {
@@ -256,7 +255,7 @@ func (p *player) describeBy(ti int32, sh lifecycle.Shape) string {
 		on   bool
 		name string
 	}{{t.State == lifecycle.TaskPreempting, fmt.Sprintf("preempting@%d", t.Asked)}, {t.Moving, "moving"},
-		{t.Replacing, "replacing"}, {t.Replacing && t.Drain >= 0, fmt.Sprintf("drain=t%d", t.Drain)},
+		{t.Replacing(), "replacing"}, {t.Replacing() && t.Drain >= 0, fmt.Sprintf("drain=t%d", t.Drain)},
 		{t.Backfilled, "backfilled"}, {!t.State.Active(), "retired=" + string(t.State)}} {
 		if f.on {
 			s += " " + f.name

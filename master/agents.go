@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -480,10 +479,9 @@ func (ag *agents) finishTransitions(t *mtask, e lifecycle.Ending, v lifecycle.Ve
 		switch {
 		case v.Restarts():
 			// A resize is no move: an elastic task growing in place read
-			// "checkpointed to move" (its preempting reason, kept in
-			// t.rec.Reason until now, tells them apart).
+			// "checkpointed to move".
 			tr.Reason = "checkpointed to move"
-			if strings.HasPrefix(t.rec.Reason, resizeReason) {
+			if t.inflight.Kind == lifecycle.Resize {
 				tr.Reason = "checkpointed to resize"
 			}
 			then.Placement, then.Reason = placementOf(t.next), "restarted on its new placement"

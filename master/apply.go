@@ -23,10 +23,11 @@ type taskOp struct {
 	rec   store.Task
 	ok    bool
 	start *startItem
-	// next is the placement a move or resize reserves (tr.Reserve's
-	// parts); budget says the transition counts against the project's
-	// preemption budget.
+	// next is the placement a move or resize (kind) reserves
+	// (tr.Reserve's parts); budget says the transition counts against
+	// the project's preemption budget.
 	next   []*mpart
+	kind   lifecycle.Replace
 	budget bool
 	// usage is the record of the attempt that tr closes, stored in the
 	// same transaction.
@@ -148,7 +149,8 @@ func (pl *planner) apply(ctx context.Context, effects []lifecycle.Effect) (start
 			preempts++
 			t.preempted = pl.nextLaunch()
 			if op.next != nil {
-				t.next, t.nextAt, t.nextFor, t.nextWhy = op.next, now, op.tr.ForJob, op.tr.Why
+				t.next, t.nextAt = op.next, now
+				t.inflight.Reserve(op.kind, now.Unix(), op.tr.ForJob, op.tr.Why)
 				t.drainLaunch = pl.nextLaunch()
 				pl.m.holdParts(t, t.next)
 			}

@@ -220,7 +220,9 @@
 //     change of the configuration or of the account tree rebuilds it in
 //     id order. Only the pass writes it: handlers note what they change.
 //     The master's own are what it reads them from: which nodes are up (a
-//     lost node is left out), an attempt's parts and GPUs (keptOf), the
+//     lost node is left out), an attempt's parts and GPUs and those a
+//     move or resize in flight reserved (mtask.next; what drains is
+//     lifecycle.Replacement.Split's, by its kind), the
 //     launch order (launchorder.go) and a job's facts (snapJob: its
 //     record and job file resolved against the configuration, -1 for a
 //     project or account no longer configured).

@@ -190,7 +190,9 @@ func (d *drySettling) replace(e *lifecycle.Effect) {
 	at.Launch(max(old.Start, old.Checkpoint), old.Backfilled)
 	at.Continue(old.Start)
 	h := at.Hold(old.Nodes, false, false)
-	placed, drained := h.Replaced(slices.Clone(e.Nodes), lifecycle.Draining(nil, e.Op.Replace(), old.Nodes, e.Nodes), s.Now)
+	var r lifecycle.Replacement // what the live driver reserves (apply)
+	r.Reserve(e.Op.Replace(), s.Now, 0, "")
+	placed, drained := r.Split(&h, slices.Clone(e.Nodes), nil)
 	s.Allocs[a] = placed.Alloc(old.Job, s.Now, 0)
 	d.replacing[a] = true
 	if len(drained.Nodes) > 0 {

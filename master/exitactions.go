@@ -114,15 +114,14 @@ const (
 // which ended as kind (ran: whether a part of it ran, for a lost one):
 // whether it was being killed and to what, whether its checkpoint landed
 // for a move or resize and a node of its next placement is down
-// (planner.restartable), its job's preemptibility, and its exit actions
-// in force, ea, with its requeues so far, which the reasons name
-// (failReason).
+// (mtask.inflight's Landing, planner.reservedDown), its job's
+// preemptibility, and its exit actions in force, ea, with its requeues
+// so far, which the reasons name (failReason).
 func (m *Master) ending(t *mtask, kind lifecycle.EndKind, ran bool) (e lifecycle.Ending, ea exitActions) {
 	ea = exitActionsOf(m.cfg, t.job)
 	e = ea.ending(kind, t.retries)
 	e.Killing, e.KillTo = t.rec.State == store.TaskKilling, t.endTo
-	e.Replacing = t.next != nil
-	e.AnyDown = e.Replacing && !m.planner.restartable(t)
+	t.inflight.Landing(&e, func() bool { return m.planner.reservedDown(t) })
 	e.Preemptible, e.Ran = t.job.rec.Preemptible, ran
 	return e, ea
 }

@@ -105,7 +105,7 @@ func (r *restorer) restoreLaunches(ctx context.Context) error {
 			last = max(last, e.Seq)
 		}
 		for _, t := range j.tasks {
-			if t.next != nil {
+			if t.inflight.Replacing() {
 				t.drainLaunch = t.preempted
 			}
 			if t.att != nil && moved[t.rec.Index] {
@@ -137,7 +137,7 @@ func (pl *planner) nextLaunch() int64 {
 
 // launchOf is the place of an allocation in launch order.
 func launchOf(r allocRef) int64 {
-	if r.t.next != nil && !r.next {
+	if r.t.inflight.Replacing() && !r.next {
 		return r.t.drainLaunch
 	}
 	return r.t.launch

@@ -183,7 +183,7 @@ func (s *settling) Carry(plan *sched.Plan) {
 // (current checks the attempt).
 func (s *settling) Replacing(a int32) bool {
 	r := s.pl.view.allocs[a]
-	return r.next || r.t.next != nil
+	return r.next || r.t.inflight.Replacing()
 }
 
 // OnDrained reports whether allocation a's task has a part on a draining

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/lifecycle"
@@ -18,18 +19,23 @@ import (
 // in the same transaction as the plan's other items, and only then sends
 // the preempt command, with the pool's grace period: the task
 // checkpoints. From then on the new placement's GPUs are held for the task
-// (mtask.next), and snapshots show the task as the core expects: its new
-// placement running, and whatever of the old placement the new one does
-// not reuse preempting and moving. When the attempt ends checkpointed, the
-// task goes preempting → preempted → starting on the reserved placement in
-// one transaction, without queueing, and gets its start commands at once.
-// If a node of the reservation went down meanwhile, or the attempt ended
-// otherwise (completed, failed, killed, lost), the reservation is dropped
-// and the task ends or is requeued as any other would be.
+// (mtask.next), the move or resize is in flight (mtask.inflight, the
+// lifecycle.Replacement the simulator's task records keep too), and
+// snapshots show the task as the core expects, split by that record
+// (Replacement.Split): its new placement running, and whatever of the
+// old placement the new one does not reuse preempting and moving. When
+// the attempt ends checkpointed, the task goes preempting → preempted →
+// starting on the reserved placement in one transaction, without
+// queueing, and gets its start commands at once. If a node of the
+// reservation went down meanwhile (Replacement.Landing, reservedDown),
+// or the attempt ended otherwise (completed, failed, killed, lost), the
+// reservation is dropped (setTask, Replacement.Unreserve) and the task
+// ends or is requeued as any other would be.
 //
 // After a master restart the reservation is read back from the store
-// (store.Task.Reserved) with the open attempt, its GPUs are held again,
-// and the preempt command is sent again: the task still restarts on its
+// (store.Task.Reserved) with the open attempt, whether a move or a resize
+// from its reason (reservedKind), its GPUs are held again, and the
+// preempt command is sent again: the task still restarts on its
 // reservation, or is requeued cleanly when that is no longer possible.
 //
 // While a move is under way no plan item that names the task (a
@@ -81,9 +87,20 @@ func (pl *planner) replaceOp(e *lifecycle.Effect, claimed map[string]map[int]boo
 			reason += " for job " + pl.snap.Jobs[e.For].ID + " (" + why + ")"
 		}
 	}
-	return &taskOp{t: t, next: parts, budget: e.ChargesBudget(), tr: store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
+	return &taskOp{t: t, next: parts, kind: r, budget: e.ChargesBudget(), tr: store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
 		From: t.rec.State, To: store.TaskPreempting, Attempt: t.rec.Attempt, At: now, Reason: reason,
 		Reserve: placementOf(parts), Cause: cause, ForJob: pl.snapJobID(e.For), Why: why}}
+}
+
+// reservedKind is whether a task preempting with a placement reserved,
+// whose transition gave it reason, is being moved or resized: a resize's
+// reason says so (replaceOp), which is how a restarted master tells them
+// apart (restoreTask).
+func reservedKind(reason string) lifecycle.Replace {
+	if strings.HasPrefix(reason, resizeReason) {
+		return lifecycle.Resize
+	}
+	return lifecycle.Move
 }
 
 // placeReserved turns a move's or resize's slot counts into GPUs: for a
@@ -159,18 +176,18 @@ func partsOf(ps []store.Placement) []*mpart {
 	return out
 }
 
-// restartable reports whether a task's reserved placement can still take
-// it: every node of it is up (lifecycle.Restartable, the simulator's rule
-// too).
-func (pl *planner) restartable(t *mtask) bool {
-	anyDown := false
+// reservedDown reports whether a node of the placement reserved for task
+// t is down (or gone), which the landing of its move or resize weighs
+// (lifecycle.Replacement.Landing, for Ending.Decide: the task does not
+// restart there, lifecycle.Restartable), as the Cluster's landing asks
+// of its record's nodes.
+func (pl *planner) reservedDown(t *mtask) bool {
 	for _, p := range t.next {
 		if n := pl.m.nodes[p.node]; n == nil || !n.up() {
-			anyDown = true
-			break
+			return true
 		}
 	}
-	return lifecycle.Restartable(anyDown)
+	return false
 }
 
 // restartOn gives a task that just went to starting on its reservation
@@ -210,15 +227,15 @@ func (a *mattempt) first() time.Time {
 }
 
 // nextFor reads back, for job j's tasks restored with a move or
-// resize under way, who it makes room for and why (mtask.nextFor,
-// nextWhy) from the event of its transition to preempting, which keeps
+// resize under way, who it makes room for and why (mtask.inflight's For
+// and Why) from the event of its transition to preempting, which keeps
 // them (store.Event.ForJob, Why): a restarted master's views say what
 // they said before it. It reads the job's events from the first such
 // transition on, none when no task of j has a reservation.
 func (r *restorer) nextFor(ctx context.Context, j *mjob) error {
 	var since time.Time
 	for _, t := range j.tasks {
-		if t.next != nil && (since.IsZero() || t.nextAt.Before(since)) {
+		if t.inflight.Replacing() && (since.IsZero() || t.nextAt.Before(since)) {
 			since = t.nextAt
 		}
 	}
@@ -231,13 +248,13 @@ func (r *restorer) nextFor(ctx context.Context, j *mjob) error {
 	}
 	reserved := map[int]*mtask{}
 	for _, t := range j.tasks {
-		if t.next != nil {
+		if t.inflight.Replacing() {
 			reserved[t.rec.Index] = t
 		}
 	}
 	for _, e := range evs {
 		if t := reserved[e.Index]; t != nil && e.Attempt == t.rec.Attempt {
-			t.nextFor, t.nextWhy = e.ForJob, e.Why // the attempt's last
+			t.inflight.For, t.inflight.Why = e.ForJob, e.Why // the attempt's last
 		}
 	}
 	return nil

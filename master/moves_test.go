@@ -9,6 +9,7 @@ import (
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/master/mastertest"
 	"github.com/allot-sched/allot/store"
 )
@@ -286,5 +287,27 @@ func elasticGrows(t *testing.T, h *harness) {
 	defer h.m.mu.Unlock()
 	if n := h.m.planner.preemptedCount("default", h.clock.Now()); n != 0 {
 		t.Fatalf("%d preemptions counted for resizes, want 0", n)
+	}
+}
+
+// TestReservedKind: a restarted master tells a resize in flight from a
+// move by the reason its transition to preempting stored (replaceOp), so
+// that its lifecycle.Replacement drains what the one it applied drained.
+func TestReservedKind(t *testing.T) {
+	for _, tt := range []struct {
+		name, reason string
+		want         lifecycle.Replace
+	}{
+		{"a consolidation move", "moving to make room for job 16", lifecycle.Move},
+		{"a move for no job", "", lifecycle.Move},
+		{"growth", resizeReason + "4 slots", lifecycle.Resize},
+		{"a shrink for a job", resizeReason + "1 slot for job 16 (quota reclaim)", lifecycle.Resize},
+		{"a reason that only mentions a resize", "moved: " + resizeReason + "2 slots", lifecycle.Move},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := reservedKind(tt.reason); got != tt.want {
+				t.Errorf("reservedKind(%q) = %v, want %v", tt.reason, got, tt.want)
+			}
+		})
 	}
 }

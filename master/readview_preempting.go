@@ -36,10 +36,10 @@ func stopDeadline(t *mtask) time.Time {
 }
 
 // taskPreempt reports whether task t is being preempted: preempting and
-// neither moved nor resized (no placement reserved for it, mtask.next),
+// neither moved nor resized (no move or resize in flight, mtask.inflight),
 // so that it waits again once it stops.
 func taskPreempt(t *mtask) bool {
-	return t != nil && t.rec.State == store.TaskPreempting && t.next == nil && t.att != nil
+	return t != nil && t.rec.State == store.TaskPreempting && !t.inflight.Replacing() && t.att != nil
 }
 
 // preemptingOf is what the view of job j says of its tasks being

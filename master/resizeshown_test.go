@@ -116,7 +116,7 @@ func checkResizing(t *testing.T, h *harness, victim, taker int64, resizing strin
 }
 
 // TestResizeShownAfterRestart: who a resize under way shrinks its task
-// for and why are what the master applied (mtask.nextFor, nextWhy), not
+// for and why are what the master applied (mtask.inflight), not
 // read back from the reason, and a master restarted while the
 // checkpoint runs reads them back from the transition's event: its
 // views say the same as before the restart (for_job, why, and the
@@ -159,6 +159,13 @@ func TestResizeShownAfterRestart(t *testing.T) {
 			for range 3 {
 				h.sync(a, a)
 				h.step()
+			}
+			// The restarted master knew the move in flight for a resize
+			// (its lifecycle.Replacement's kind, from the stored reason).
+			var j api.Job
+			if code := h.do("GET", "/api/v1/jobs/"+strconv.FormatInt(victim, 10), nil, &j); code != 200 || len(j.TaskList) != 1 ||
+				len(j.TaskList[0].Attempts) == 0 || j.TaskList[0].Attempts[0].Reason != "checkpointed to resize" {
+				t.Fatalf("job %d: status %d, %+v; want its first attempt checkpointed to resize", victim, code, j)
 			}
 			x := explainAs(t, h, h.admin, victim)
 			if len(x.Resized) != 1 || x.Resized[0].ForJob != taker {

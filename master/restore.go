@@ -215,6 +215,8 @@ func (r *restorer) restoreTask(j *mjob, rec store.Task, open map[int]store.Attem
 		// A move or resize in flight: the task restarts on its
 		// reservation once the checkpoint lands, as before the restart.
 		t.next, t.nextAt = partsOf(rec.Reserved), rec.UpdatedAt
+		// Who for and why are read back from its event (restorer.nextFor).
+		t.inflight.Reserve(reservedKind(rec.Reason), rec.UpdatedAt.Unix(), 0, "")
 		m.holdParts(t, t.next)
 	}
 	switch rec.State {

@@ -118,7 +118,7 @@ func (pl *planner) snapTask(ji int, t *mtask, nodeIdx map[string]int32, now time
 	// (lifecycle.Replace): the attempt keeps its first start.
 	every := t.job.spec.checkpointEvery
 	h := t.att.Hold(nil, t.rec.State == store.TaskPreempting || t.rec.State == store.TaskKilling, false)
-	if t.next == nil {
+	if !t.inflight.Replacing() {
 		// The common case, thousands a pass: the allocation is filled in
 		// place, before its nodes (the checkpoint's division overlaps
 		// their lookups), and dropped when none is in the snapshot;
@@ -134,18 +134,11 @@ func (pl *planner) snapTask(ji int, t *mtask, nodeIdx map[string]int32, now time
 		v.allocs = append(v.allocs, allocRef{t: t})
 		return
 	}
-	h.Nodes = snapNodesOf(nil, t.att.parts, nodeIdx)
-	var kept []sched.NodeSlots
-	for _, p := range t.att.parts {
-		if k := keptOf(t.next, p); k > 0 {
-			if n, ok := nodeIdx[p.node]; ok {
-				kept = append(kept, sched.NodeSlots{Node: n, Slots: int32(k)})
-			}
-		}
-	}
 	// The new placement runs from the move on; only what it does not keep
-	// of the old drains.
-	placed, drained := h.Replaced(snapNodesOf(nil, t.next, nodeIdx), lifecycle.Drain(nil, h.Nodes, kept), t.nextAt.Unix())
+	// of the old drains (by the move's or resize's kind: placeReserved
+	// keeps a resize's own GPUs, up to its new slots on each node).
+	h.Nodes = snapNodesOf(nil, t.att.parts, nodeIdx)
+	placed, drained := t.inflight.Split(&h, snapNodesOf(nil, t.next, nodeIdx), nil)
 	if len(placed.Nodes) > 0 {
 		s.Allocs = append(s.Allocs, placed.Alloc(ji, s.Now, every))
 		v.allocs = append(v.allocs, allocRef{t: t, next: true})
@@ -165,26 +158,6 @@ func snapNodesOf(dst []sched.NodeSlots, parts []*mpart, nodeIdx map[string]int32
 		}
 	}
 	return dst
-}
-
-// keptOf is how many of part's GPUs the placement next keeps: those it
-// names too. placeReserved keeps them for a resize only, so this is
-// lifecycle.Kept's count.
-func keptOf(next []*mpart, part *mpart) int {
-	k := 0
-	for _, p := range next {
-		if p.node != part.node {
-			continue
-		}
-		for _, g := range p.gpus {
-			for _, o := range part.gpus {
-				if o.Index == g.Index {
-					k++
-				}
-			}
-		}
-	}
-	return k
 }
 
 func resizeFloats(x []float64, n int) []float64 {

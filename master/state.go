@@ -83,17 +83,24 @@ type mtask struct {
 	// applied the limit itself, before the master's late kill
 	// (stoppedAtLimit). "" otherwise.
 	limitEnd string
-	// next is where a preempting task that a plan moved or resized
-	// restarts as soon as its attempt ends (store.Task.Reserved); its
-	// GPUs are held for it from the plan on. nextAt is when it was
-	// reserved. nil for every other task. nextFor and nextWhy are the
+	// inflight is the move or resize in flight, the record the
+	// simulator's lifecycle.Cluster keeps of one too (its Task embeds
+	// it), reserved and ended by the same transitions
+	// (lifecycle.Replacement: Reserve in apply and restoreTask,
+	// Unreserve in setTask once the task leaves preempting) and read by
+	// the same rules (Replacing: settling.Replacing and the views;
+	// Split: snapTask; Landing: Master.ending). Its For and Why are the
 	// job it makes room for (0: none) and a shrink's rule in words
 	// (resizeWhy), for the views; a restart reads them back from the
 	// transition's event (restorer.nextFor).
-	next    []*mpart
-	nextAt  time.Time
-	nextFor int64
-	nextWhy string
+	inflight lifecycle.Replacement
+	// next is where a preempting task that a plan moved or resized
+	// restarts as soon as its attempt ends (store.Task.Reserved); its
+	// GPUs are held for it from the plan on, nil while nothing is in
+	// flight. nextAt is inflight.Since at the wall clock's precision,
+	// which the views show: when it was reserved.
+	next   []*mpart
+	nextAt time.Time
 	// launch is the task's place in the order attempts were launched,
 	// and drainLaunch that of the placement a move or resize drains
 	// (launchorder.go).
@@ -364,9 +371,9 @@ func (m *Master) setTask(t *mtask, rec store.Task) {
 		m.release(t)
 		t.att, t.closed = nil, t.att
 	}
-	if t.next != nil && rec.State != store.TaskPreempting {
+	if rec.State != store.TaskPreempting && t.inflight.Unreserve() {
 		m.releaseParts(t, t.next)
-		t.next, t.nextFor, t.nextWhy = nil, 0, ""
+		t.next = nil
 	}
 	if rec.State != store.TaskKilling {
 		t.limited = rec.State == store.TaskKilled && old == store.TaskKilling && t.endCause == store.CauseTimeLimit
