@@ -77,7 +77,7 @@ func newPoolsCmd() *cobra.Command {
 }
 
 func newProjectsCmd() *cobra.Command {
-	return listCommand("projects", "List the projects with their quota, use and limit", (*client.Client).Projects, printProjects)
+	return listCommand("projects", "List the projects with their quota, use, limit and the most important priority class their members may give a job", (*client.Client).Projects, printProjects)
 }
 
 // narrow adapts a table printer without extra columns to listCommand:
