@@ -529,6 +529,12 @@ type Project struct {
 	// its nearest ancestor's, named by QOSFrom); absent: every level.
 	QOS     []string `json:"qos,omitempty"`
 	QOSFrom string   `json:"qos_from,omitempty"`
+	// MaxPriorityClass is the most important priority class its members'
+	// jobs may take (its max_priority_class, else its nearest
+	// ancestor's, named by MaxPriorityClassFrom); absent: every class.
+	// Its leads and admins are not capped.
+	MaxPriorityClass     string `json:"max_priority_class,omitempty"`
+	MaxPriorityClassFrom string `json:"max_priority_class_from,omitempty"`
 }
 
 // ProjectPoolUse is a project's use of one quota pool. Borrowed is the

@@ -77,7 +77,7 @@ func newPoolsCmd() *cobra.Command {
 }
 
 func newProjectsCmd() *cobra.Command {
-	return listCommand("projects", "List the projects with their quota, use and limit", (*client.Client).Projects, printProjects)
+	return listCommand("projects", "List the projects with their quota, use, limit and the most important priority class their members may give a job", (*client.Client).Projects, printProjects)
 }
 
 // narrow adapts a table printer without extra columns to listCommand:
@@ -286,10 +286,11 @@ func windowText(bw *api.BackfillWindow) string {
 // printProjects prints the projects. QUOTA applies only in quota pools,
 // each on its own, so IN QUOTA POOLS gives the use there (pool by pool
 // when there are several) and OVER the excess in the most over-quota
-// pool; USED counts every pool. Wide adds the QOS levels its jobs may
-// name.
+// pool; USED counts every pool. MAX PRIORITY is the most important
+// priority class its members' jobs may take (projectCap). Wide adds the
+// QOS levels its jobs may name.
 func printProjects(w io.Writer, projects []api.Project, wide bool) error {
-	header := []string{"NAME", "PARENT", "QUOTA", "USED", "IN QUOTA POOLS", "OVER", "LIMIT", "WEIGHT", "QUEUED", "RUNNING"}
+	header := []string{"NAME", "PARENT", "QUOTA", "USED", "IN QUOTA POOLS", "OVER", "LIMIT", "WEIGHT", "QUEUED", "RUNNING", "MAX PRIORITY"}
 	if wide {
 		header = append(header, "QOS")
 	}
@@ -304,7 +305,7 @@ func printProjects(w io.Writer, projects []api.Project, wide bool) error {
 			over = strconv.Itoa(p.OverQuota)
 		}
 		row := []string{p.Name, orDash(p.Parent), strconv.Itoa(p.Quota), strconv.Itoa(p.Used), quotaPoolUse(p.QuotaPools), over, limit,
-			strconv.FormatFloat(p.OverQuotaWeight, 'g', -1, 64), strconv.Itoa(p.QueuedJobs), strconv.Itoa(p.RunningTasks)}
+			strconv.FormatFloat(p.OverQuotaWeight, 'g', -1, 64), strconv.Itoa(p.QueuedJobs), strconv.Itoa(p.RunningTasks), projectCap(p)}
 		if wide {
 			row = append(row, projectQOS(p))
 		}
@@ -336,6 +337,18 @@ func poolHeld(p api.ProjectPoolUse) string {
 		return strconv.Itoa(p.Used)
 	}
 	return fmt.Sprintf("%d(%d borrowed)", p.Used, p.Borrowed)
+}
+
+// projectCap renders a project's max_priority_class: "-" for none (every
+// class), "NORMAL", or "NORMAL (org's)" when a parent's setting caps it.
+func projectCap(p api.Project) string {
+	if p.MaxPriorityClass == "" {
+		return "-"
+	}
+	if p.MaxPriorityClassFrom != "" {
+		return p.MaxPriorityClass + " (" + p.MaxPriorityClassFrom + "'s)"
+	}
+	return p.MaxPriorityClass
 }
 
 // projectQOS renders the QOS levels a project's jobs may name: "any",

@@ -13,20 +13,22 @@ import (
 // quota pools only, pool by pool when there are several, and still shows
 // the use in every pool under USED.
 // TestProjectsWideQOS: -o wide adds the QOS levels each project's jobs
-// may name, a parent's list named as such.
+// may name, a parent's list named as such; MAX PRIORITY names the
+// parent whose max_priority_class a subproject inherits.
 func TestProjectsWideQOS(t *testing.T) {
 	fixClock(t)
 	f := newFakeMaster(t)
 	f.projects = []api.Project{
-		{Name: "org", Quota: 4, OverQuotaWeight: 1, QOS: []string{"normal", "high"}},
-		{Name: "team", Parent: "org", Quota: 2, OverQuotaWeight: 1, QOS: []string{"normal", "high"}, QOSFrom: "org"},
+		{Name: "org", Quota: 4, OverQuotaWeight: 1, QOS: []string{"normal", "high"}, MaxPriorityClass: "NORMAL"},
+		{Name: "team", Parent: "org", Quota: 2, OverQuotaWeight: 1, QOS: []string{"normal", "high"}, QOSFrom: "org",
+			MaxPriorityClass: "NORMAL", MaxPriorityClassFrom: "org"},
 		{Name: "open", Quota: 1, OverQuotaWeight: 1},
 	}
 	runCLICases(t, f, []cliCase{{name: "wide", args: []string{"projects", "-o", "wide"},
-		out: `NAME  PARENT  QUOTA  USED  IN QUOTA POOLS  OVER  LIMIT  WEIGHT  QUEUED  RUNNING  QOS
-org   -       4      0     -               -     -      1       0       0        normal,high
-team  org     2      0     -               -     -      1       0       0        normal,high (org's)
-open  -       1      0     -               -     -      1       0       0        any
+		out: `NAME  PARENT  QUOTA  USED  IN QUOTA POOLS  OVER  LIMIT  WEIGHT  QUEUED  RUNNING  MAX PRIORITY    QOS
+org   -       4      0     -               -     -      1       0       0        NORMAL          normal,high
+team  org     2      0     -               -     -      1       0       0        NORMAL (org's)  normal,high (org's)
+open  -       1      0     -               -     -      1       0       0        -               any
 `}})
 }
 
@@ -51,13 +53,13 @@ func TestProjectsQuotaPools(t *testing.T) {
 		projects []api.Project
 		out      string
 	}{
-		{"one quota pool", one, `NAME    PARENT  QUOTA  USED  IN QUOTA POOLS  OVER  LIMIT  WEIGHT  QUEUED  RUNNING
-nlp     -       4      7     4               -     -      1       0       0
-vision  -       2      5     5               3     -      1       0       0
-speech  -       2      5     5(3 borrowed)   -     -      1       0       0
+		{"one quota pool", one, `NAME    PARENT  QUOTA  USED  IN QUOTA POOLS  OVER  LIMIT  WEIGHT  QUEUED  RUNNING  MAX PRIORITY
+nlp     -       4      7     4               -     -      1       0       0        -
+vision  -       2      5     5               3     -      1       0       0        -
+speech  -       2      5     5(3 borrowed)   -     -      1       0       0        -
 `},
-		{"several quota pools", several, `NAME  PARENT  QUOTA  USED  IN QUOTA POOLS  OVER  LIMIT  WEIGHT  QUEUED  RUNNING
-dept  -       6      12    train=6,eval=2  -     -      1       0       0
+		{"several quota pools", several, `NAME  PARENT  QUOTA  USED  IN QUOTA POOLS  OVER  LIMIT  WEIGHT  QUEUED  RUNNING  MAX PRIORITY
+dept  -       6      12    train=6,eval=2  -     -      1       0       0        -
 `},
 	}
 	for _, tc := range cases {
@@ -83,10 +85,10 @@ batch     fifo      -                            30s    0      0/0    1       0
 
 batch: no node is up in the pool; its 1 queued job waits until one is
 `},
-		{name: "projects", args: []string{"projects"}, out: `NAME    PARENT  QUOTA  USED  IN QUOTA POOLS  OVER  LIMIT  WEIGHT  QUEUED  RUNNING
-ml      -       24     8     -               -     40     1       2       2
-vision  ml      16     8     -               -     -      2       1       2
-nlp     ml      8      0     -               -     -      1       1       0
+		{name: "projects", args: []string{"projects"}, out: `NAME    PARENT  QUOTA  USED  IN QUOTA POOLS  OVER  LIMIT  WEIGHT  QUEUED  RUNNING  MAX PRIORITY
+ml      -       24     8     -               -     40     1       2       2        -
+vision  ml      16     8     -               -     -      2       1       2        -
+nlp     ml      8      0     -               -     -      1       1       0        -
 `},
 		{name: "projects yaml", args: []string{"projects", "-o", "yaml"}, out: `- name: ml
   quota: 24

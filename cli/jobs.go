@@ -145,13 +145,23 @@ func runJobs(cmd *cobra.Command, f jobsFlags) error {
 		printHiddenNote(ctx, cmd.ErrOrStderr(), c, f, jobs)
 		return nil
 	}
-	ctx, cancel := requestContext(cmd)
-	printReadNote(ctx, cmd.ErrOrStderr(), c, f.project, f.subprojects, f.user)
-	cancel()
+	readNote := func() {
+		ctx, cancel := requestContext(cmd)
+		printReadNote(ctx, cmd.ErrOrStderr(), c, f.project, f.subprojects, f.user)
+		cancel()
+	}
 	if f.watch {
+		readNote() // once, above the screens that follow
 		return watch(cmd, f.interval, render)
 	}
-	return render(cmd.Context(), cmd.OutOrStdout())
+	// The notes follow the table: with 2>&1 they would otherwise come
+	// before it or, from a note's own request, amid it (trial
+	// 2026-11-29a P4).
+	if err := render(cmd.Context(), cmd.OutOrStdout()); err != nil {
+		return err
+	}
+	readNote()
+	return nil
 }
 
 // fetchJobs gets the live jobs in scheduling order in one request, then,

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"fmt"
@@ -49,7 +50,7 @@ type rowsFormat struct{ wide, csv bool }
 
 // runAccounting fetches v and prints it as asked: structured, csv rows,
 // or a table.
-func runAccounting(cmd *cobra.Command, out *csvFlag, fetch func(context.Context, *client.Client) (any, error),
+func runAccounting(cmd *cobra.Command, out *csvFlag, fetch func(ctx context.Context, c *client.Client, notes io.Writer) (any, error),
 	rows func(v any, f rowsFormat) ([]string, [][]string)) error {
 	if err := out.check(); err != nil {
 		return err
@@ -60,11 +61,23 @@ func runAccounting(cmd *cobra.Command, out *csvFlag, fetch func(context.Context,
 	}
 	ctx, cancel := requestContext(cmd)
 	defer cancel()
-	v, err := fetch(ctx, c)
+	// The notes fetch writes go to stderr after the table, not before
+	// nor in it: with 2>&1 they follow it (trial 2026-11-29a P4).
+	var notes bytes.Buffer
+	v, err := fetch(ctx, c, &notes)
 	if err != nil {
 		return err
 	}
-	w := cmd.OutOrStdout()
+	err = printAccounting(cmd.OutOrStdout(), out, v, rows)
+	if _, werr := notes.WriteTo(cmd.ErrOrStderr()); err == nil {
+		err = werr
+	}
+	return err
+}
+
+// printAccounting prints what runAccounting fetched: as JSON or YAML,
+// CSV, or a table with what follows it.
+func printAccounting(w io.Writer, out *csvFlag, v any, rows func(v any, f rowsFormat) ([]string, [][]string)) error {
 	if done, err := out.structured(w, v); done {
 		return err
 	}
@@ -136,11 +149,11 @@ those; the fair-share standing is not narrowed.`,
 			if !slices.Contains(api.UsageGroupings, by) {
 				return usageErrorf("--by: expected one of %s, got %q", strings.Join(api.UsageGroupings, ", "), by)
 			}
-			return runAccounting(cmd, &out, func(ctx context.Context, c *client.Client) (any, error) {
+			return runAccounting(cmd, &out, func(ctx context.Context, c *client.Client, notes io.Writer) (any, error) {
 				u, err := c.Usage(ctx, win, by, only)
 				if err == nil {
-					printReadNote(ctx, cmd.ErrOrStderr(), c, only.Project, false, only.User)
-					printHiddenUsage(cmd.ErrOrStderr(), u)
+					printReadNote(ctx, notes, c, only.Project, false, only.User)
+					printHiddenUsage(notes, u)
 				}
 				return u, err
 			}, usageRows)
@@ -233,7 +246,7 @@ restarts; they are fetched a page at a time.`,
 			if err := checkWindow(&f.Window, "--until"); err != nil {
 				return err
 			}
-			return runAccounting(cmd, &out, func(ctx context.Context, c *client.Client) (any, error) {
+			return runAccounting(cmd, &out, func(ctx context.Context, c *client.Client, notes io.Writer) (any, error) {
 				// A page at a time: a long window may hold many jobs.
 				recs := []api.HistoryRecord{}
 				err := c.EachHistoryPage(ctx, f, historyPageSize, func(page []api.HistoryRecord) error {
@@ -241,7 +254,7 @@ restarts; they are fetched a page at a time.`,
 					return nil
 				})
 				if err == nil {
-					printReadNote(ctx, cmd.ErrOrStderr(), c, f.Project, false, f.User)
+					printReadNote(ctx, notes, c, f.Project, false, f.User)
 				}
 				return recs, err
 			}, historyRows)
@@ -324,7 +337,7 @@ first job or usage record), and a line below the table says so.`,
 			if err := checkWindow(&win, "--until"); err != nil {
 				return err
 			}
-			return runAccounting(cmd, &out, func(ctx context.Context, c *client.Client) (any, error) {
+			return runAccounting(cmd, &out, func(ctx context.Context, c *client.Client, _ io.Writer) (any, error) {
 				return c.Fairness(ctx, win)
 			}, fairnessRows)
 		},

@@ -406,7 +406,10 @@ func newTokenCreateCmd() *cobra.Command {
 
 // createToken makes token nt and prints its secret alone on stdout, so
 // that "allot token create ... > FILE" makes the file that --token-file
-// and --join-token-file read; the words around it go to stderr.
+// and --join-token-file read; the words about it follow on stderr. The
+// secret comes first and no word points at a line to come: with 2>&1,
+// or stdout piped on and stderr not, the two streams reach the reader in
+// either order (trial 2026-11-29a P4), and each order reads right.
 func createToken(cmd *cobra.Command, nt api.NewToken) error {
 	c, err := newClient(cmd)
 	if err != nil {
@@ -418,10 +421,12 @@ func createToken(cmd *cobra.Command, nt api.NewToken) error {
 	if err != nil {
 		return err
 	}
-	before, after := tokenMessage(t, c.Addr())
-	fmt.Fprintln(cmd.ErrOrStderr(), before)
-	fmt.Fprintln(cmd.OutOrStdout(), t.Secret)
-	fmt.Fprintln(cmd.ErrOrStderr(), after)
+	made, use := tokenMessage(t, c.Addr())
+	if _, err := fmt.Fprintln(cmd.OutOrStdout(), t.Secret); err != nil {
+		return err
+	}
+	fmt.Fprintln(cmd.ErrOrStderr(), made)
+	fmt.Fprintln(cmd.ErrOrStderr(), use)
 	return nil
 }
 
@@ -440,9 +445,9 @@ func revokeMessage(id int64, rt api.RevokedToken) string {
 	return fmt.Sprintf("Revoked token %d", id)
 }
 
-// tokenMessage says what was made (before the secret) and how to use it
-// against master, the address this command used (after it).
-func tokenMessage(t api.CreatedToken, master string) (before, after string) {
+// tokenMessage says what was made and how to use it against master, the
+// address this command used: the lines after the secret.
+func tokenMessage(t api.CreatedToken, master string) (made, use string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Created %s token %d", t.Token.Kind, t.Token.ID)
 	if t.Token.Kind == api.TokenUser {
@@ -454,7 +459,7 @@ func tokenMessage(t api.CreatedToken, master string) (before, after string) {
 		// another zone still knows when it lapses.
 		fmt.Fprintf(&b, ", valid until %s", when(*t.Token.ExpiresAt))
 	}
-	b.WriteString(". It is shown only this once (alone on stdout, to redirect to a file):")
+	b.WriteString(". It is shown only this once, alone on stdout (allot token create ... > FILE saves it to a file).")
 	if t.Token.Kind == api.TokenJoin {
 		return b.String(), fmt.Sprintf("Start agents with: allot agent --master %s --join-token-file FILE (or $ALLOT_JOIN_TOKEN)", master)
 	}

@@ -134,6 +134,12 @@ func (ca *clusterAPI) handleProjects(w http.ResponseWriter, r *http.Request) {
 				v.QOSFrom = from
 			}
 		}
+		if class, from := spec.MaxPriorityClass(rv.cfg.Projects, p.Name); class != "" {
+			v.MaxPriorityClass = class
+			if from != p.Name {
+				v.MaxPriorityClassFrom = from
+			}
+		}
 		if l := trees[p.Name]; l != nil {
 			v.Used, v.QueuedJobs, v.RunningTasks = l.used, l.queuedJobs, l.runningTasks
 		}

@@ -70,29 +70,6 @@ func newAwayView(m *Master, pools map[string]int, snap *sched.Snapshot) *awayVie
 	return v
 }
 
-// waitsFor is the nodes not up of job e's pool, of its GPU type, that e
-// waits for: none when the nodes up (drained ones resumed) could hold a
-// task of it, or when it would be too big even with them back.
-func (v *awayView) waitsFor(e *sched.Job) []awayNode {
-	away := v.byPool[e.Pool]
-	if len(away) == 0 || sched.FeasibleResumed(v.snap, e) == nil {
-		return nil
-	}
-	back := *v.snap
-	back.Nodes = slices.Clip(v.snap.Nodes) // the appends copy: the snapshot stays as it is
-	var named []awayNode
-	for _, a := range away {
-		if e.GPU == "" || a.node.GPU == e.GPU {
-			back.Nodes = append(back.Nodes, a.node)
-			named = append(named, a)
-		}
-	}
-	if len(named) == 0 || sched.FeasibleResumed(&back, e) != nil {
-		return nil
-	}
-	return named
-}
-
 // message is the pending message of job e, which waits for away
 // (waitsFor): what the nodes up hold, then which nodes are away since
 // when, and what it waits for.
@@ -126,7 +103,11 @@ func upHoldPhrase(s *sched.Snapshot, e *sched.Job) string {
 	}
 	m := fmt.Sprintf("no node of %s up now can hold a task of %s", pool, what)
 	var ie *sched.InfeasibleError
-	if err := sched.FeasibleResumed(s, e); !errors.As(err, &ie) || ie.Field != "slots" {
+	err := sched.FeasibleResumed(s, e)
+	if errors.As(err, &ie) && ie.Field == "gpu" {
+		return fmt.Sprintf("no node of %s up now has GPU type %s", pool, e.GPU)
+	}
+	if ie == nil || ie.Field != "slots" {
 		return m
 	}
 	total := 0
@@ -150,6 +131,12 @@ func awayPhrase(away []awayNode) string {
 		a := away[0]
 		return fmt.Sprintf("its node %s (%s) %s", a.name, plural.Count(a.node.Slots, "GPU"), awayState(a, true))
 	}
+	return "its nodes " + andList(awayItems(away)) + " are not up"
+}
+
+// awayItems are the nodes away with their GPUs and since when: "n1 (8
+// GPUs, lost since 01:37:05)"; three named, then a count.
+func awayItems(away []awayNode) []string {
 	parts := make([]string, 0, 4)
 	for i, a := range away {
 		if i == 3 {
@@ -158,7 +145,7 @@ func awayPhrase(away []awayNode) string {
 		}
 		parts = append(parts, fmt.Sprintf("%s (%s, %s)", a.name, plural.Count(a.node.Slots, "GPU"), awayState(a, false)))
 	}
-	return "its nodes " + andList(parts) + " are not up"
+	return parts
 }
 
 // awayStates is awayState of each node, joined: "n1 lost since
@@ -260,8 +247,16 @@ func (f *cfFacts) unplaceable(ji int, e *sched.Job) (drained []string, cf *api.C
 	drained = f.s.DrainedNodes(e)
 	err := sched.FeasibleResumed(f.s, e)
 	if err != nil && f.away != nil {
-		if away := f.away(e); len(away) > 0 {
+		away, never := f.away(e)
+		if len(away) > 0 && never == nil {
 			return drained, awayCounterfactual(away) // awaynodes.go: not "never" for a node that may come back
+		}
+		name := e.ID
+		if rec := f.rec(ji); rec != nil {
+			name = jobLabel(*rec)
+		}
+		if cf := awayNeverCounterfactual(f.s, e, name, away, never); len(away) > 0 && cf != nil {
+			return drained, cf // awaynever.go: never, the nodes away counted
 		}
 	}
 	if err == nil {

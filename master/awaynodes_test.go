@@ -18,8 +18,8 @@ import (
 // and since when, with code nodes_down, in the job list and explain,
 // not that it can never run; allot pools counts the node apart
 // ("1 (+1 lost)"); and the node back, the job starts. A job too big even
-// with the node back, or one that only a deleted node could hold, can
-// never run, as before.
+// with the node back (its slots counted: awaynever_test.go), or one that
+// only a deleted node could hold, can never run.
 func TestAwayNodeWait(t *testing.T) {
 	for _, tt := range []struct {
 		name string
@@ -46,7 +46,7 @@ func TestAwayNodeWait(t *testing.T) {
 			says: "its node n1 (8 GPUs) left at 12:00:00 (its agent shut down): it waits for n1 to come back",
 			left: 1, back: true},
 		{name: "too big even with it back", away: loseN1, slots: 16, code: sched.ReasonNoNodes.String(),
-			says: "no node in the pool can hold a task of 16 slots", never: true, lost: 1},
+			says: "the slots of pool default add up to 12 with its node n1 (8 GPUs, lost since 12:00:32) back: it can never run in this pool", never: true, lost: 1},
 		{name: "deleted", away: func(h *harness, n1, n4 *mastertest.Agent) {
 			loseN1(h, n1, n4)
 			if code := h.do("DELETE", "/api/v1/nodes/n1", nil, nil); code != http.StatusOK {

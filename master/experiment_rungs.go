@@ -3,6 +3,7 @@ package master
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/searcher"
@@ -33,9 +34,11 @@ func replayJoins(s *searcher.Search, mets []store.Metric) map[int][]api.RungJoin
 // does not, said being the searcher's own: that it had exited on its own
 // before the searcher, hearing its reports late (a store outage, a
 // master restart, a slow sync), stopped it, so that it trained past the
-// rung that stopped it; and at which rungs it went on only as the first
-// to arrive, with no value to rank it against (trial r R8).
-func decisionNote(tm *api.TrialMetrics, said searcher.Decision) string {
+// rung that stopped it, with the cause where cause knows it (given when
+// the agent read the report that stopped it: lateCause); and at which
+// rungs it went on only as the first to arrive, with no value to rank it
+// against (trial r R8).
+func decisionNote(tm *api.TrialMetrics, said searcher.Decision, cause func(at time.Time) string) string {
 	var notes []string
 	if n := len(tm.RungJoins); said == searcher.Stop && tm.Decision == string(searcher.Done) && n > 0 {
 		stop := tm.RungJoins[n-1]
@@ -43,8 +46,12 @@ func decisionNote(tm *api.TrialMetrics, said searcher.Decision) string {
 		if tm.LatestStep != nil && *tm.LatestStep > stop.Step {
 			ran = fmt.Sprintf("ran to step %d: ", *tm.LatestStep)
 		}
-		notes = append(notes, fmt.Sprintf("%sit had exited before the searcher, hearing its reports late, stopped it at step %d",
-			ran, stop.Step))
+		late := "hearing its reports late"
+		if c := cause(stop.Time); c != "" {
+			late += " (" + c + ")"
+		}
+		notes = append(notes, fmt.Sprintf("%sit had exited before the searcher, %s, stopped it at step %d",
+			ran, late, stop.Step))
 	}
 	var joins []searcher.Join
 	for _, j := range tm.RungJoins {

@@ -42,8 +42,9 @@ type cfFacts struct {
 	// where unknown.
 	gone func(pool string) string
 	// away is the nodes not up that a job too big for the nodes up
-	// waits for (awayView.waitsFor); nil where unknown.
-	away func(e *sched.Job) []awayNode
+	// waits for, and why it cannot run even with them back
+	// (awayView.judge); nil where unknown.
+	away func(e *sched.Job) ([]awayNode, error)
 	// ask is what the answer that counterfactual gave takes away, for
 	// its play-out (playAhead); nil where no running job's end is named.
 	ask *aheadAsk
@@ -65,8 +66,8 @@ func liveFacts(m *Master, ji int) *cfFacts {
 		}
 		return &r.at(i).rec
 	}, gone: m.goneNodes, resized: resizedAllocs(m.planner)}
-	f.away = func(e *sched.Job) []awayNode {
-		return newAwayView(m, m.planner.view.pools, &m.planner.snap).waitsFor(e)
+	f.away = func(e *sched.Job) ([]awayNode, error) {
+		return newAwayView(m, m.planner.view.pools, &m.planner.snap).judge(e)
 	}
 	if ji >= 0 && ji < r.size() {
 		if j := r.at(ji); j != nil {

@@ -252,14 +252,11 @@ func (pl *planner) notePending(plan *sched.Plan) {
 			j.pendBuf.ctx.growsFirst = grows.note(pe.Job)
 		}
 		j.pendBuf.ctx.down = down.message(pe)
-		if pe.Reason == sched.ReasonNoNodes && pe.Job >= 0 && pe.Job < len(pl.snap.Jobs) {
+		if (pe.Reason == sched.ReasonNoNodes || pe.Reason == sched.ReasonGPUType) && pe.Job >= 0 && pe.Job < len(pl.snap.Jobs) {
 			if away == nil {
 				away = newAwayView(pl.m, pl.view.pools, &pl.snap)
 			}
-			e := &pl.snap.Jobs[pe.Job]
-			if nodes := away.waitsFor(e); len(nodes) > 0 {
-				j.pendBuf.ctx.away = away.message(e, nodes)
-			}
+			j.pendBuf.ctx.away, j.pendBuf.ctx.awayNever = away.messages(&pl.snap.Jobs[pe.Job])
 		}
 		if j.pendBuf.ctx.noneUp {
 			j.pendBuf.ctx.gone = pl.m.goneNodes(j.pendBuf.ctx.pool)

@@ -52,7 +52,7 @@ func TestRegisteredExitedKeepsItsExit(t *testing.T) {
 				ExitCode: &code, At: minutes(7)}
 			switch c.listed {
 			case "exited":
-				a.Ended(task)
+				a.HoldExit(task)
 			case "":
 				a.Forget(task)
 				a.Inject(exit)

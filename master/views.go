@@ -236,6 +236,9 @@ func (p *pendingInfo) view() *api.Pending {
 	if p.ctx.away != "" {
 		v.Reason, v.Message = CodeNodesDown, p.ctx.away
 	}
+	if p.ctx.awayNever != "" {
+		v.Message = p.ctx.awayNever
+	}
 	if p.ctx.noneUp {
 		v.Message = noNodeUpMessage(p.ctx.pool, p.ctx.gone)
 	}
@@ -452,4 +455,8 @@ type pendingContext struct {
 	// or left nodes could hold (awayView.message): its code is then
 	// nodes_down; "" keeps the core's.
 	away string
+	// awayNever is the message of a no_nodes or gpu_type job too big for
+	// its pool even with the lost or left nodes back, their slots
+	// counted (awayView.messages); "" keeps the core's.
+	awayNever string
 }

@@ -79,3 +79,22 @@ func TestProjectsQuotaInQuotaPools(t *testing.T) {
 		})
 	}
 }
+
+// TestProjectsPriorityCap: the projects page shows each project's
+// max_priority_class, naming the parent a subproject inherits it from,
+// and "any class" where nothing caps it.
+func TestProjectsPriorityCap(t *testing.T) {
+	f := newFixture()
+	f.projects[1].MaxPriorityClass, f.projects[1].MaxPriorityClassFrom = "NORMAL", "research"
+	f.projects[0].MaxPriorityClass = "NORMAL"
+	p := openPage(t, f, "#/projects", wide)
+	for _, tc := range []struct{ project, want string }{
+		{"research", "NORMAL"},
+		{"vision", "NORMAL (research's)"},
+		{"nlp", "any class"},
+	} {
+		t.Run(tc.project, func(t *testing.T) {
+			p.waitText(`#projects tr[data-project="`+tc.project+`"]`, tc.want)
+		})
+	}
+}

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -89,9 +88,11 @@ type Agent struct {
 	seq     int64
 	pending []api.Report // not yet acknowledged
 	running map[agent.TaskID]agent.TaskSpec
-	held    map[agent.TaskID]bool // exited, the exit report held back (HoldExit)
-	// exited are the attempts that ended with their reports held back
-	// (Ended), which registrations list (api.Register.Exited).
+	// exited are the attempts that ended with their exit reports held
+	// back (HoldExit), as agentd's watch holds them until their output is
+	// delivered: in no running list, and named exited by the syncs and
+	// registrations (api.Sync.Exited, api.Register.Exited) until the
+	// report goes (Exit, or Inject of an exit report).
 	exited   map[agent.TaskID]bool
 	started  []agent.TaskSpec
 	commands []api.Command
@@ -157,12 +158,7 @@ func (a *Agent) register(ctx context.Context, same bool) (api.RegisterReply, err
 // the commands of the reply. It returns ErrNotRegistered on 404.
 func (a *Agent) Sync(ctx context.Context, waitS int) (api.SyncReply, error) {
 	a.mu.Lock()
-	s := api.Sync{Reports: slices.Clone(a.pending), Running: a.runningLocked(), WaitS: waitS, Leaving: a.leaving}
-	for _, id := range s.Running {
-		if a.held[id] {
-			s.Exited = append(s.Exited, id)
-		}
-	}
+	s := api.Sync{Reports: slices.Clone(a.pending), Running: a.runningLocked(), Exited: a.exitedLocked(), WaitS: waitS, Leaving: a.leaving}
 	s.Final = a.leaving && len(s.Running) == 0
 	if a.AckPlacement {
 		s.PlacementGen = a.placeGen
@@ -289,37 +285,20 @@ func (a *Agent) Forget(id agent.TaskID) bool {
 	return ok
 }
 
-// Ended drops a running attempt from the running lists without a report,
-// as agentd holds an attempt's exit report back until its output is
-// delivered: the registrations list it exited (api.Register.Exited)
-// until the test reports its exit (Inject). It reports whether it ran.
-func (a *Agent) Ended(id agent.TaskID) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	_, ok := a.running[id]
-	delete(a.running, id)
-	if ok {
-		if a.exited == nil {
-			a.exited = map[agent.TaskID]bool{}
-		}
-		a.exited[id] = true
-	}
-	return ok
-}
-
+// exitedLocked lists the attempts HoldExit holds, sorted.
 func (a *Agent) exitedLocked() []agent.TaskID {
 	var ids []agent.TaskID
 	for id := range a.exited {
 		ids = append(ids, id)
 	}
-	slices.SortFunc(ids, func(x, y agent.TaskID) int { return strings.Compare(x.String(), y.String()) })
+	sortIDs(ids)
 	return ids
 }
 
 // Inject queues a report as it is, whatever the agent runs: for tests of
 // reports on attempts the agent never had, or of an exit at a time of
 // the test's (At; the wall clock when zero). An exit report ends what
-// Ended held back.
+// HoldExit held back.
 func (a *Agent) Inject(r api.Report) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -329,7 +308,8 @@ func (a *Agent) Inject(r api.Report) {
 	a.report(r)
 }
 
-// Exit reports that a running attempt ended.
+// Exit reports that a running attempt ended, or one whose exit HoldExit
+// held back.
 func (a *Agent) Exit(id agent.TaskID, outcome agent.Outcome, code int) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -337,19 +317,21 @@ func (a *Agent) Exit(id agent.TaskID, outcome agent.Outcome, code int) bool {
 }
 
 // HoldExit has a running attempt exit with its exit report held back, as
-// agentd holds it until the attempt's output is delivered: the syncs go on
-// listing it as running, and say it exited (api.Sync.Exited), until Exit
-// reports its end.
+// agentd holds it until the attempt's output is delivered: the syncs and
+// registrations list it exited (api.Sync.Exited, api.Register.Exited),
+// not running, until Exit reports its end (or Inject an exit report of
+// the test's). It reports whether the attempt ran.
 func (a *Agent) HoldExit(id agent.TaskID) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if _, ok := a.running[id]; !ok {
 		return false
 	}
-	if a.held == nil {
-		a.held = map[agent.TaskID]bool{}
+	delete(a.running, id)
+	if a.exited == nil {
+		a.exited = map[agent.TaskID]bool{}
 	}
-	a.held[id] = true
+	a.exited[id] = true
 	return true
 }
 
@@ -379,6 +361,12 @@ func (a *Agent) runningLocked() []agent.TaskID {
 	for id := range a.running {
 		ids = append(ids, id)
 	}
+	sortIDs(ids)
+	return ids
+}
+
+// sortIDs sorts attempts by job number, task and attempt.
+func sortIDs(ids []agent.TaskID) {
 	slices.SortFunc(ids, func(x, y agent.TaskID) int {
 		if x.JobID != y.JobID {
 			xi, _ := strconv.Atoi(x.JobID)
@@ -390,7 +378,6 @@ func (a *Agent) runningLocked() []agent.TaskID {
 		}
 		return x.Attempt - y.Attempt
 	})
-	return ids
 }
 
 func (a *Agent) report(r api.Report) {
@@ -408,12 +395,16 @@ func (a *Agent) report(r api.Report) {
 	}
 }
 
+// exitLocked reports the end of an attempt that runs, or whose exit
+// HoldExit held back.
 func (a *Agent) exitLocked(id agent.TaskID, outcome agent.Outcome, code int) bool {
-	if _, ok := a.running[id]; !ok {
+	_, running := a.running[id]
+	_, held := a.exited[id]
+	if !running && !held {
 		return false
 	}
 	delete(a.running, id)
-	delete(a.held, id)
+	delete(a.exited, id)
 	c := code
 	a.report(api.Report{Task: id, Event: api.EventExited, Outcome: string(outcome), ExitCode: &c})
 	return true
@@ -434,8 +425,8 @@ func (a *Agent) handle(cmds []api.Command) {
 				continue
 			}
 			id := c.Start.ID()
-			if _, dup := a.running[id]; dup {
-				continue
+			if _, dup := a.running[id]; dup || a.exited[id] {
+				continue // as agentd, which keeps an exited attempt until its report goes
 			}
 			var e *Exit
 			if a.OnStart != nil {

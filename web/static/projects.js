@@ -7,6 +7,7 @@ import {bar, fill, h, humanDur, memo, table, when} from './dom.js';
 export function mount(root) {
   const t = table('projects', 'Projects, their quota and their use', ['Project', ['Use against quota', 'In the quota pools only, where the quota applies'], 'Quota',
     ['Used', 'GPUs held in every pool'], ['In quota pools', 'GPUs held in pools of policy quota, pool by pool when there are several'], 'Limit',
+    ['Max priority', "The most important priority class its members' jobs may take (max_priority_class); its leads and admins are not capped"],
     ['Over-quota weight', 'Share of idle slots beyond the quota'], 'Running tasks', 'Queued jobs']);
   const f = table('fairness', 'Fairness over the last 7 days: what each project was entitled to, what it got, and how long its jobs waited',
     ['Project', ['Entitled', 'Its share of the cluster by the project shares (the quota by default)'],
@@ -24,7 +25,7 @@ export function mount(root) {
       if (!same(projects)) {
         const parents = new Set(projects.map((p) => p.parent).filter(Boolean));
         fill(t.tbody, projects.length ? tree(projects).map(([p, depth]) => row(p, depth, parents.has(p.name)))
-          : h('tr', {}, h('td', {colspan: 9, class: 'muted'}, 'No projects are configured.')));
+          : h('tr', {}, h('td', {colspan: 10, class: 'muted'}, 'No projects are configured.')));
       }
       if (!sameFair(fair)) {
         const rows = fair.projects || [];
@@ -106,6 +107,14 @@ function quotaUse(p) {
   return {top, label, pools};
 }
 
+// priorityCap is p's max_priority_class, the parent's whose setting it
+// inherits named, or "any class" when nothing caps it.
+function priorityCap(p) {
+  if (!p.max_priority_class) return h('span', {class: 'muted'}, 'any class');
+  return p.max_priority_class_from
+    ? [p.max_priority_class, h('span', {class: 'muted small'}, ` (${p.max_priority_class_from}'s)`)] : p.max_priority_class;
+}
+
 // row renders project p at depth in the tree; a parent's queued link
 // lists its sub-projects' jobs too, as its counts include them.
 function row(p, depth, parent) {
@@ -122,6 +131,7 @@ function row(p, depth, parent) {
     h('td', {class: 'num'}, p.used),
     h('td', {class: 'num'}, u.pools.length > 1 ? u.pools.map((q) => `${q.pool} ${q.used}`).join(', ') : (u.pools.length ? u.top : '—')),
     h('td', {class: 'num'}, p.limit || 'none'),
+    h('td', {}, priorityCap(p)),
     h('td', {class: 'num'}, p.over_quota_weight),
     h('td', {class: 'num'}, p.running_tasks),
     h('td', {class: 'num'}, h('a', {href: `#/jobs?state=queued&project=${encodeURIComponent(p.name)}${parent ? '&subprojects=true' : ''}`}, p.queued_jobs)),
