@@ -39,7 +39,7 @@ func TestLateStopNamesTheOutage(t *testing.T) {
 			h.sync(a)
 			h.clock.Advance(5 * time.Second)
 			if c.outage {
-				flaky.down.Store(true)
+				flaky.Down.Store(true)
 				h.m.Tick(h.ctx)
 			}
 			h.clock.Advance(10 * time.Second)
@@ -53,7 +53,7 @@ func TestLateStopNamesTheOutage(t *testing.T) {
 			}
 			h.clock.Advance(50 * time.Second)
 			if c.outage {
-				flaky.down.Store(false)
+				flaky.Down.Store(false)
 				h.m.Tick(h.ctx)
 			}
 			h.sync(a)
