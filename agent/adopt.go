@@ -153,7 +153,7 @@ func (t *Task) followAdopted() {
 			// The shim's fence asked for the checkpoint, after this agent
 			// adopted the task and before it heard the master.
 			problems = append(problems, st.Fenced)
-			t.fencedByShim()
+			t.fencedByShim(st.FencedAt)
 		}
 		if st.OutputDropped > 0 || st.OutputError != "" {
 			problems = append(problems, fmt.Sprintf("the task shim dropped %d output lines written while no agent ran (%s)",
@@ -164,16 +164,27 @@ func (t *Task) followAdopted() {
 }
 
 // fencedByShim marks the attempt preempted when its shim's fence asked
-// for the checkpoint (the preempt file says when) and this agent did not.
-func (t *Task) fencedByShim() {
+// for the checkpoint.
+//
+// at is when the fence asked (zero from a shim older than the record:
+// the preempt file's time, else now). It counts where it is earlier
+// than a stop of this agent's: an agent that was stopped and woke past
+// its own fence's time asks again, after the task ended by the shim's
+// request, and the attempt is still the shim fence's preemption.
+func (t *Task) fencedByShim(at time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if !t.preemptAt.IsZero() {
-		return
+	if at.IsZero() {
+		if !t.preemptAt.IsZero() {
+			return
+		}
+		at = time.Now().UTC()
+		if fi, err := os.Stat(t.preemptFile); err == nil {
+			at = fi.ModTime().UTC()
+		}
 	}
-	t.preemptAt = time.Now().UTC()
-	if fi, err := os.Stat(t.preemptFile); err == nil {
-		t.preemptAt = fi.ModTime().UTC()
+	if t.preemptAt.IsZero() || at.Before(t.preemptAt) {
+		t.preemptAt = at
 	}
 }
 

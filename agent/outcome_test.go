@@ -17,15 +17,17 @@ func TestStopAfterTheExit(t *testing.T) {
 		code    int
 		preempt time.Duration // after the exit; 0: none
 		kill    time.Duration
+		shim    time.Duration // the shim's fence asked, after the exit; 0: it did not
 		want    Outcome
 	}{
-		{"exited 0, no stop", 0, 0, 0, OutcomeCompleted},
-		{"exited 0, fenced 18s later", 0, 18 * time.Second, 0, OutcomeCompleted},
-		{"exited 3, fenced later", 3, 18 * time.Second, 0, OutcomeFailed},
-		{"exited 0, killed later", 0, 0, 5 * time.Second, OutcomeCompleted},
-		{"preempted, then exited", 0, -time.Second, 0, OutcomePreempted},
-		{"killed, then exited", 143, 0, -2 * time.Second, OutcomeKilled},
-		{"preempted, then killed, then exited", 0, -3 * time.Second, -time.Second, OutcomeKilled},
+		{"exited 0, no stop", 0, 0, 0, 0, OutcomeCompleted},
+		{"exited 0, fenced 18s later", 0, 18 * time.Second, 0, 0, OutcomeCompleted},
+		{"exited 3, fenced later", 3, 18 * time.Second, 0, 0, OutcomeFailed},
+		{"exited 0, killed later", 0, 0, 5 * time.Second, 0, OutcomeCompleted},
+		{"preempted, then exited", 0, -time.Second, 0, 0, OutcomePreempted},
+		{"killed, then exited", 143, 0, -2 * time.Second, 0, OutcomeKilled},
+		{"preempted, then killed, then exited", 0, -3 * time.Second, -time.Second, 0, OutcomeKilled},
+		{"the shim's fence, exited, then the woken agent's fence", 0, 18 * time.Second, 0, -time.Second, OutcomePreempted},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			task := &Task{done: make(chan struct{})}
@@ -34,6 +36,9 @@ func TestStopAfterTheExit(t *testing.T) {
 			}
 			if tc.kill != 0 {
 				task.killRequested, task.killAsked = true, t0.Add(tc.kill)
+			}
+			if tc.shim != 0 {
+				task.fencedByShim(t0.Add(tc.shim))
 			}
 			task.finishResult(Result{ExitCode: tc.code, ExitedAt: t0}, nil)
 			if got := task.Wait().Outcome; got != tc.want {

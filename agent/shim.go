@@ -70,6 +70,9 @@ type ExitStatus struct {
 	// Fenced says why the shim's fence stopped the task (ShimFenceArg):
 	// its agent was gone past the fence's time. "" when it did not.
 	Fenced string `json:"fenced,omitempty"`
+	// FencedAt is when the shim's fence asked the task to stop: the
+	// attempt's end is the fence's only if it came after that.
+	FencedAt time.Time `json:"fenced_at,omitzero"`
 }
 
 // ExitFileName is the exit file of one attempt's part, under the task's

@@ -32,8 +32,9 @@ type shimFence struct {
 	agentPID int
 
 	mu     sync.Mutex
-	why    string // why the fence stopped the task; "" until it did
-	killed bool   // the group was killed at the grace's end
+	why    string    // why the fence stopped the task; "" until it did
+	at     time.Time // when it did
+	killed bool      // the group was killed at the grace's end
 }
 
 // shimFenceArgs takes ShimFenceArg FENCEFILE TASKID SIGNAL off the front
@@ -99,6 +100,7 @@ func (fs *shimFence) stop(pgid int, silent time.Duration, deadline time.Time, do
 	fs.mu.Lock()
 	fs.why = fmt.Sprintf(FenceStopped+": the agent was gone and the master not heard for %s, after which it requeues the attempt elsewhere",
 		silent.Round(time.Second))
+	fs.at = time.Now().UTC()
 	fs.mu.Unlock()
 	asked, already := preemptDeadline(fs.preemptFile)
 	if already {
@@ -124,7 +126,7 @@ func (fs *shimFence) stop(pgid int, silent time.Duration, deadline time.Time, do
 	fs.killed = true
 	// The shim dies with its group: the exit file says how first.
 	_ = writeExitFile(fs.exitFile, ExitStatus{ExitCode: -1, Signal: "SIGKILL", ExitedAt: time.Now().UTC(),
-		Fenced: fs.why + "; " + FenceKilled})
+		Fenced: fs.why + "; " + FenceKilled, FencedAt: fs.at})
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 }
 
@@ -134,7 +136,7 @@ func (fs *shimFence) stop(pgid int, silent time.Duration, deadline time.Time, do
 // so that the fence's kill does not cross the shim's own write.
 func (fs *shimFence) record(st *ExitStatus) (write bool, end func()) {
 	fs.mu.Lock()
-	st.Fenced = fs.why
+	st.Fenced, st.FencedAt = fs.why, fs.at
 	return !fs.killed, fs.mu.Unlock
 }
 
@@ -164,13 +166,13 @@ func (fs *shimFence) setFencePaths(exitFile string) {
 
 // readFenced is why the shim's fence stopped the attempt whose exit file
 // is path; "" when it did not, or there is no file to say.
-func readFenced(path string) string {
+func readFenced(path string) (why string, at time.Time) {
 	if path == "" {
-		return ""
+		return "", time.Time{}
 	}
 	st, ok, err := ReadExitFile(path)
 	if err != nil || !ok {
-		return ""
+		return "", time.Time{}
 	}
-	return st.Fenced
+	return st.Fenced, st.FencedAt
 }

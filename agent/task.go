@@ -196,10 +196,10 @@ func (t *Task) wait() {
 	if p := t.endGroup(); p != "" {
 		problems = append(problems, p)
 	}
-	if why := readFenced(t.exitFile); why != "" {
+	if why, at := readFenced(t.exitFile); why != "" {
 		// The shim's fence stopped it while this agent was stopped.
 		problems = append(problems, why)
-		t.fencedByShim()
+		t.fencedByShim(at)
 	}
 	if !fallback {
 		t.mu.Lock()
