@@ -474,6 +474,7 @@ func (a *Agent) syncWhileLeaving(first, ctx context.Context) {
 		return
 	}
 	waitS := 0
+	reg := &registrar{a: a}
 	for c := first; ; c = ctx {
 		a.mu.Lock()
 		registered := a.registered
@@ -481,7 +482,7 @@ func (a *Agent) syncWhileLeaving(first, ctx context.Context) {
 		start := time.Now()
 		var err error
 		if !registered {
-			err = a.register(c)
+			err = reg.register(c)
 		}
 		if err == nil {
 			// Even right after a registration: the sync may be the Final one.

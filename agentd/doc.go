@@ -292,7 +292,11 @@
 // taken before mu (agent.go). What an earlier agent process left (its
 // attempts to adopt or kill, the ends it could not report) is handled by
 // orphans (adopt.go, state.go, ended.go), a part that holds only the
-// Agent and takes its locks as the Agent's own methods do.
+// Agent and takes its locks as the Agent's own methods do. So are a
+// registration (registrar, register.go: the request, its retries, what
+// is logged of it; the sync loop's keeps the reason it last logged) and
+// an attempt's metrics file (metricsWatch, metrics.go, which owns the
+// file's offset and its skipped lines).
 //
 // # Invariants
 //

@@ -132,27 +132,41 @@ func (mt *metricsTail) read(id agent.TaskID, final bool) ([]api.Report, []error)
 	}
 }
 
-// tailMetrics reads an attempt's metrics file every MetricsInterval until
-// stop is closed, and once more after, then closes done.
-func (a *Agent) tailMetrics(att *attempt, stop <-chan struct{}, done chan<- struct{}) {
+// metricsWatch follows one attempt's metrics file while the attempt
+// runs (watch): it reads the file every MetricsInterval, and once more
+// as the attempt ends, and queues its lines' reports.
+type metricsWatch struct {
+	a    *Agent
+	att  *attempt
+	tail metricsTail
+}
+
+// newMetricsWatch watches att's metrics file from its start.
+func newMetricsWatch(a *Agent, att *attempt) *metricsWatch {
+	return &metricsWatch{a: a, att: att, tail: metricsTail{path: att.task.MetricsFile()}}
+}
+
+// run reads the file every MetricsInterval until stop is closed, and once
+// more after, then closes done.
+func (w *metricsWatch) run(stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
-	tick := time.NewTicker(a.cfg.MetricsInterval)
+	tick := time.NewTicker(w.a.cfg.MetricsInterval)
 	defer tick.Stop()
-	mt := &metricsTail{path: att.task.MetricsFile()}
 	for {
 		select {
 		case <-stop:
-			a.queueMetrics(att, mt, true)
+			w.read(true)
 			return
 		case <-tick.C:
-			a.queueMetrics(att, mt, false)
+			w.read(false)
 		}
 	}
 }
 
-// queueMetrics reads new lines and queues their reports.
-func (a *Agent) queueMetrics(att *attempt, mt *metricsTail, final bool) {
-	id := att.spec.ID()
+// read reads new lines and queues their reports.
+func (w *metricsWatch) read(final bool) {
+	a, mt := w.a, &w.tail
+	id := w.att.spec.ID()
 	reps, errs := mt.read(id, final)
 	for _, err := range errs {
 		if mt.firstBad == nil {

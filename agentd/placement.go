@@ -63,27 +63,6 @@ func placementNotes(name, pool string, labels map[string]string, reply api.NodeP
 	return notes
 }
 
-// logRegistered logs the registration: where the master put the node
-// (the pool, and the labels when a node rule changed them), then the
-// notes on what differs from what the agent asked for.
-func (a *Agent) logRegistered(ctx context.Context, req api.Register, reply api.RegisterReply) {
-	args := []any{"running", len(req.Running), "sync_wait_s", reply.SyncWaitS, "commands", len(reply.Commands)}
-	if len(req.Exited) > 0 {
-		// Ended, their reports waiting for their output (api.Register.Exited).
-		args = append(args, "exited", len(req.Exited))
-	}
-	if reply.Pool != "" {
-		args = append([]any{"pool", reply.Pool}, args...)
-	}
-	if reply.Labels != nil {
-		args = append(args, "labels", formatLabels(reply.Labels))
-	}
-	a.log.Info("registered with the master", args...)
-	for _, n := range placementNotes(req.Name, req.Pool, req.Labels, reply.NodePlacement) {
-		a.log.Log(ctx, n.level, n.msg)
-	}
-}
-
 // movedNotes are the lines the agent logs when a sync reply says that
 // the master placed the node anew (a reload of its configuration changed
 // the node rule for it), was being the placement heard before: what

@@ -66,7 +66,7 @@ func TestRegisteredLog(t *testing.T) {
 	fm.syncWaitS = 0
 	fm.placement = api.NodePlacement{Pool: "research", PoolByRule: true, Labels: map[string]string{"switch": "leaf-3", "tier": "a"}}
 	a, buf := loggedAgent(t, fm)
-	if err := a.register(context.Background()); err != nil {
+	if err := (&registrar{a: a}).register(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
@@ -145,7 +145,7 @@ func TestSyncPlacementLog(t *testing.T) {
 	fm.placement = api.NodePlacement{Pool: "training"}
 	a, buf := loggedAgent(t, fm)
 	ctx := context.Background()
-	if err := a.register(ctx); err != nil {
+	if err := (&registrar{a: a}).register(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if got := a.Placement(); got.Pool != "training" || got.PoolByRule {

@@ -39,7 +39,7 @@ func TestSyncPlacementAck(t *testing.T) {
 			}
 			a, buf := loggedAgent(t, fm)
 			ctx := context.Background()
-			if err := a.register(ctx); err != nil {
+			if err := (&registrar{a: a}).register(ctx); err != nil {
 				t.Fatal(err)
 			}
 			fm.set(func(fm *fakeMaster) {

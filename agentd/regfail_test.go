@@ -34,11 +34,11 @@ func TestRegisterFailureLoggedOnce(t *testing.T) {
 		{"another reason", other, true},
 		{"the first reason again", held("3s"), true},
 	}
-	last := ""
+	reg := &registrar{a: a}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			buf.Reset()
-			last = a.logRegisterFailure(context.Background(), last, tc.err)
+			reg.logFailure(context.Background(), tc.err)
 			got := buf.String()
 			if logged := got != ""; logged != tc.logged {
 				t.Fatalf("logged %v, want %v: %q", logged, tc.logged, got)

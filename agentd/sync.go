@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/agent"
@@ -17,82 +16,6 @@ import (
 
 // maxReportsPerSync bounds one sync's body; the rest follow at once.
 const maxReportsPerSync = 1000
-
-// register announces the node with what it runs now and executes the
-// reconciliation's commands. While the agent shuts down (leaving), the
-// registration says so, so that the master keeps the node's leave, or
-// starts it, rather than taking the agent for one that takes work.
-func (a *Agent) register(ctx context.Context) error {
-	a.mu.Lock()
-	running, exited := a.snapshotTasks()
-	req := api.Register{
-		Name:    a.cfg.Name,
-		Pool:    a.cfg.Pool,
-		Labels:  a.cfg.Labels,
-		GPUs:    apiGPUs(a.cfg.GPUs),
-		Running: running,
-		Exited:  exited,
-		Version: a.cfg.Version,
-		Leaving: a.leaving,
-	}
-	a.mu.Unlock()
-	var reply api.RegisterReply
-	err := a.postRegister(ctx, &req, &reply)
-	revoked, joined := revokedCredential(err), false
-	if isStatus(err, http.StatusUnauthorized) && a.cred.drop(revoked) {
-		a.log.Warn("the master refused the node's credential; registering with the join token", "err", err)
-		err, joined = a.postRegister(ctx, &req, &reply), true
-	}
-	if err != nil {
-		(disowner{a}).afterRefusal(err, revoked, joined)
-		return err
-	}
-	if reply.Credential != "" {
-		if err := a.cred.save(reply.Credential); err != nil {
-			return err
-		}
-		a.log.Info("joined the cluster; the node's credential is saved", "file", a.cred.path)
-	}
-	a.mu.Lock()
-	(disowner{a}).ownedAgainLocked()
-	a.registered = true
-	a.gen++
-	a.waitS = max(reply.SyncWaitS, 0)
-	a.placement, a.placeGen = reply.NodePlacement, reply.PlacementGen
-	a.fencer().heardLocked(time.Now(), reply.Fence)
-	a.limiter().heardLimitsLocked(time.Now(), reply.TimeLimits, true)
-	a.broadcast()
-	a.mu.Unlock()
-	a.logRegistered(ctx, req, reply)
-	a.execute(reply.Commands)
-	return nil
-}
-
-// postRegister posts a registration. A master older than
-// api.Register.Exited refuses the field as unknown: it gets the
-// registration it knows, the exited attempts listed as running, as
-// agents did before the field (it then charges them until the
-// registration), rather than none, which it would end as not run.
-func (a *Agent) postRegister(ctx context.Context, req *api.Register, reply *api.RegisterReply) error {
-	err := a.conn.post(ctx, "/agents/register", a.cfg.RequestTimeout, req, reply)
-	if len(req.Exited) == 0 || !refusedAsUnknown(err, "exited") {
-		return err
-	}
-	a.log.Info("the master is older than the registration's list of exited attempts; "+
-		"listing them as running, as older agents did", "exited", len(req.Exited))
-	req.Running = append(req.Running, req.Exited...)
-	req.Exited = nil
-	sortIDs(req.Running)
-	return a.conn.post(ctx, "/agents/register", a.cfg.RequestTimeout, req, reply)
-}
-
-// refusedAsUnknown reports whether err is the master's 400 for a request
-// field it does not know (a master older than the field).
-func refusedAsUnknown(err error, field string) bool {
-	var se *statusError
-	return errors.As(err, &se) && se.status == http.StatusBadRequest &&
-		strings.Contains(se.msg, fmt.Sprintf("unknown field %q", field))
-}
 
 // syncOnce sends the unacknowledged reports and the running attempts
 // (and, at shutdown, that the node leaves), and handles the reply; it
@@ -214,7 +137,7 @@ func (a *Agent) ack(acked int64) {
 func (a *Agent) syncLoop(ctx context.Context) error {
 	bo := a.newBackoff(1)
 	failures := 0
-	lastRegErr := "" // the last registration failure logged at warn level
+	reg := &registrar{a: a}
 	for ctx.Err() == nil {
 		a.mu.Lock()
 		registered, waitS := a.registered, a.waitS
@@ -223,7 +146,7 @@ func (a *Agent) syncLoop(ctx context.Context) error {
 		pace := false
 		start := time.Now()
 		if !registered {
-			err = a.register(ctx)
+			err = reg.register(ctx)
 			if err != nil && (disowner{a}).disowned() {
 				// Told once (afterRefusal); the tries that are left
 				// come seldom, as each is a refusal in the audit log.
@@ -235,7 +158,7 @@ func (a *Agent) syncLoop(ctx context.Context) error {
 				}
 				continue
 			}
-			if refusedJoin(err) && a.neverRegistered() {
+			if refusedJoin(err) && reg.neverRegistered() {
 				return fmt.Errorf("the master refused to register node %s: %w", a.cfg.Name, err)
 			}
 		} else {
@@ -253,7 +176,7 @@ func (a *Agent) syncLoop(ctx context.Context) error {
 			if failures > 0 {
 				a.log.Info("master reachable again", "failures", failures)
 			}
-			failures, lastRegErr = 0, ""
+			failures, reg.lastWarned = 0, ""
 			bo.reset()
 			if pace {
 				// A master that answers a long poll at once with nothing
@@ -279,7 +202,7 @@ func (a *Agent) syncLoop(ctx context.Context) error {
 		if registered {
 			a.logFailure(ctx, failures, err)
 		} else {
-			lastRegErr = a.logRegisterFailure(ctx, lastRegErr, err)
+			reg.logFailure(ctx, err)
 		}
 		now := time.Now()
 		awaitRetry(ctx, a, fenceRetryCap(a, retryDelay(bo, err, a.retryLimit(now)), now), registered)
@@ -395,72 +318,6 @@ func answered(err error) bool {
 	return errors.As(err, &se)
 }
 
-// logRegisterFailure logs why a registration failed: at warn level when
-// the reason differs from the last one so logged (last), at debug level
-// when it repeats, so that an operator sees why a node does not come
-// back without a line per retry. Reasons that differ only in their
-// numbers are one reason: the master's refusal of a held name says how
-// long ago the holder was seen, which changes at every retry. It
-// returns the reason last logged at warn level, as reasonKey gives it.
-func (a *Agent) logRegisterFailure(ctx context.Context, last string, err error) string {
-	lvl, key := slog.LevelDebug, reasonKey(err.Error())
-	switch {
-	case key == last:
-	case permanent(err):
-		lvl = slog.LevelError // a 4xx: the master refuses what we send
-	default:
-		lvl = slog.LevelWarn
-	}
-	msg := "registering with the master failed; retrying"
-	a.mu.Lock()
-	if len(a.tasks) > 0 {
-		msg = "registering with the master failed; tasks keep running, retrying"
-	}
-	a.mu.Unlock()
-	a.log.Log(ctx, lvl, msg, "err", err)
-	if lvl == slog.LevelDebug {
-		return last
-	}
-	return key
-}
-
-// reasonKey is msg with every run of digits replaced by one '#', so that
-// two failures that differ only in an age or a count compare equal.
-func reasonKey(msg string) string {
-	var b strings.Builder
-	digits := false
-	for _, r := range msg {
-		if r >= '0' && r <= '9' {
-			if !digits {
-				b.WriteByte('#')
-			}
-			digits = true
-			continue
-		}
-		digits = false
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// refusedJoin reports whether a registration was refused for what it
-// is, not for the moment: bad input, a bad credential or a refused one.
-// A held name (409) may free up, so it is retried.
-func refusedJoin(err error) bool {
-	for _, st := range []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusUnprocessableEntity} {
-		if isStatus(err, st) {
-			return true
-		}
-	}
-	return false
-}
-
-func (a *Agent) neverRegistered() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.gen == 0 && len(a.tasks) == 0
-}
-
 // logFailure logs the first failure of an outage as a warning and the
 // rest at debug level, so that a long outage does not flood the log.
 func (a *Agent) logFailure(ctx context.Context, failures int, err error) {
@@ -519,6 +376,7 @@ func (a *Agent) reportLoop(ctx context.Context) {
 // reports whether everything was delivered.
 func (a *Agent) deliverAll(ctx context.Context) bool {
 	bo := a.newBackoff(4)
+	reg := &registrar{a: a}
 	for {
 		a.mu.Lock()
 		done := len(a.tasks) == 0 && len(a.reports) == 0
@@ -539,7 +397,7 @@ func (a *Agent) deliverAll(ctx context.Context) bool {
 				continue
 			}
 		case !registered:
-			err = a.register(ctx)
+			err = reg.register(ctx)
 		case pending:
 			_, err = a.syncOnce(ctx, 0)
 			a.mu.Lock()

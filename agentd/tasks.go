@@ -226,7 +226,7 @@ func (a *Agent) stop(c api.Command) {
 func (a *Agent) watch(att *attempt) {
 	defer a.watchers.Done()
 	stopTail, tailDone := make(chan struct{}), make(chan struct{})
-	go a.tailMetrics(att, stopTail, tailDone)
+	go newMetricsWatch(a, att).run(stopTail, tailDone)
 	res := att.task.Wait()
 	// The last metrics go out before the exit report, so that the
 	// searcher sees a trial's final step before its end.

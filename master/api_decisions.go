@@ -19,7 +19,7 @@ func (ca *clusterAPI) handleHistoryDecisions(w http.ResponseWriter, r *http.Requ
 		return
 	}
 	at := ca.m.now()
-	ds, err := ca.m.decisionLog(r.Context(), since, until)
+	ds, err := ca.m.history.decisions(r.Context(), since, until)
 	if err != nil {
 		ca.fail(w, err)
 		return

@@ -156,7 +156,7 @@ func writeCauseLog(t *testing.T, h *harness, t0 time.Time, reasons, causes bool)
 // and moves the budgets count.
 func readCauseLog(t *testing.T, h *harness, t0 time.Time, names map[string]string) string {
 	t.Helper()
-	ds, err := h.m.decisionLog(h.ctx, t0, h.clock.Now())
+	ds, err := h.m.history.decisions(h.ctx, t0, h.clock.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func readCauseLog(t *testing.T, h *harness, t0 time.Time, names map[string]strin
 	})
 	var b strings.Builder
 	b.WriteString(strings.Join(lines, ""))
-	hist, err := h.m.historyEvents(h.ctx, t0)
+	hist, err := h.m.history.events(h.ctx, t0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ import (
 // (store.CauseUnplaced).
 const unplacedReason = "requeued: a node of its new placement is down"
 
-// decisionLog returns the decisions for the jobs submitted in [since,
+// decisions returns the decisions for the jobs submitted in [since,
 // until).
 //
 // A move or a resize is one attempt to the simulator, re-placed at once,
@@ -36,22 +36,22 @@ const unplacedReason = "requeued: a node of its new placement is down"
 // counts attempts as the simulator does: such a restart continues the
 // attempt before it, written as a move or resize line at the request
 // with the new placement, and the attempt's end is the last part's.
-func (m *Master) decisionLog(ctx context.Context, since, until time.Time) ([]decisionlog.Decision, error) {
+func (hs *history) decisions(ctx context.Context, since, until time.Time) ([]decisionlog.Decision, error) {
 	// The window's jobs, and the attempts of their id range only: the
 	// log is served to admins (GET /history/decisions), so a week's log
 	// must not read the whole history.
-	jobs, err := m.st.Jobs(ctx, store.JobFilter{SubmittedSince: since, SubmittedBefore: until})
+	jobs, err := hs.st.Jobs(ctx, store.JobFilter{SubmittedSince: since, SubmittedBefore: until})
 	if err != nil {
 		return nil, fmt.Errorf("decision log: %w", err)
 	}
 	if len(jobs) == 0 {
 		return nil, nil
 	}
-	atts, err := m.st.Attempts(ctx, store.AttemptFilter{FromJobID: jobs[0].ID, ToJobID: jobs[len(jobs)-1].ID})
+	atts, err := hs.st.Attempts(ctx, store.AttemptFilter{FromJobID: jobs[0].ID, ToJobID: jobs[len(jobs)-1].ID})
 	if err != nil {
 		return nil, fmt.Errorf("decision log: %w", err)
 	}
-	events, err := m.st.Events(ctx, store.EventFilter{Since: since})
+	events, err := hs.st.Events(ctx, store.EventFilter{Since: since})
 	if err != nil {
 		return nil, fmt.Errorf("decision log: %w", err)
 	}

@@ -37,7 +37,9 @@
 //     owns the view published and the jobs and nodes marked since.
 //
 // A restorer rebuilds the mirror from the store once, in New (restore.go,
-// launchorder.go). The Master's other parts each hold it and have one
+// launchorder.go). The warnings of what becomes of the live jobs under a
+// configuration, at start and at a reload, are jobsUnder's
+// (reloadnever.go), over the jobs and the configuration judged. The Master's other parts each hold it and have one
 // job:
 //
 //   - planner runs the scheduling passes by the settle loop the
@@ -50,8 +52,11 @@
 //     what the applier re-checks the plan against), and
 //     applies the effects to the mirror (apply.go, moves.go: re-checked,
 //     GPUs chosen, persisted in one transaction of the batch, then sent),
-//     carries reservations into the mirror's jobs (reservations.go),
-//     notes the pending reasons and the pass's time; its own are also
+//     carries reservations into the mirror's jobs and stores them
+//     (carriedReservations, reservations.go, which owns which changed
+//     since they were stored), notes the pending reasons and the pass's
+//     time (the wait ledger credits each pass: waitLedger.creditPass);
+//     its own are also
 //     the forecasts, preemption budgets and time limits (timeLimits,
 //     timelimits.go: killed at the earliest deadline by the loop's
 //     timer, and checked on the tick; every agent reply lists the
@@ -64,6 +69,10 @@
 //     agentLogs' (agentlogs.go), a part over the same server.
 //   - access authenticates requests, checks rights on jobs, limits rates,
 //     audits, and serves users and tokens.
+//   - history reads the store's past back for the what-if export and
+//     the decision log, and prunes it past history_retention on the
+//     tick (retention.go); it owns when it last pruned, and touches the
+//     store only, never the mirror.
 //   - storeHealth probes the store and answers /readyz and /healthz;
 //     passHealth records whether the scheduling passes fail, which
 //     /healthz, GET /pools and a metric report.

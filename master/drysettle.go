@@ -129,7 +129,7 @@ func (d *drySettling) Scheduled(plan *sched.Plan, err error) error {
 }
 
 // Carry carries the plan's reservations into the copy's entries, as the
-// live build takes them (keepReservations, applyCarried).
+// live build takes them (carriedReservations.keep, applyCarried).
 func (d *drySettling) Carry(plan *sched.Plan) {
 	lifecycle.Reservations(plan, func(i int, at int64, nodes []sched.NodeSlots) {
 		j := &d.snap.Jobs[i]

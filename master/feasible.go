@@ -142,7 +142,7 @@ func (ja *jobsAPI) checkFeasible(rec store.Job, j *mjob) error {
 }
 
 // judgedEntry is the entry of job j (record rec) in pool pool that the
-// checks of what can never run judge (checkFeasible, neverRunsWarnings),
+// checks of what can never run judge (checkFeasible, jobsUnder.neverRuns),
 // with its facts; false where its QOS or a license is unknown, which the
 // pass reports.
 func judgedEntry(cfg *config.Config, rec store.Job, j *mjob, pool int) (sched.Job, lifecycle.JobFacts, bool) {

@@ -58,7 +58,7 @@ func killedJobEndsWithLastTask(t *testing.T, h *harness) {
 		if code := h.do("GET", "/api/v1/history", nil, &hist); code != 200 || len(hist) != 1 || !sameTime(hist[0].EndedAt, endAt) {
 			t.Errorf("%s: history %d %+v, want the job ended at %v", when, code, hist, endAt)
 		}
-		ds, err := h.m.decisionLog(h.ctx, t0, h.clock.Now())
+		ds, err := h.m.history.decisions(h.ctx, t0, h.clock.Now())
 		if err != nil {
 			t.Fatal(err)
 		}

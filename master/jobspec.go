@@ -181,16 +181,11 @@ func (s *specHints) changed(rec store.Job) {
 	}
 }
 
-// schedHints fills in a job's facts for its snapshot entry
+// schedHints fills in job j's facts for its snapshot entry
 // (lifecycle.JobFacts) from its hints: QOS and license indexes against
-// the configuration in force. It returns a pending explanation instead
-// when a reload dropped a QOS or a license the job names. Callers hold
-// mu.
-func (pl *planner) schedHints(j *mjob, f *lifecycle.JobFacts) *pendingInfo {
-	return schedHints(pl.m.cfg, j, f)
-}
-
-// schedHints fills f from j's hints under cfg; see planner.schedHints.
+// configuration cfg (the one in force, for the snapshot). It returns a
+// pending explanation instead when a reload dropped a QOS or a license
+// the job names.
 func schedHints(cfg *config.Config, j *mjob, f *lifecycle.JobFacts) *pendingInfo {
 	s := &j.spec
 	f.MinSlots, f.GPU, f.Topology, f.Nice = s.minSlots, s.gpu, s.topology, s.nice

@@ -50,7 +50,8 @@ func (r *restorer) restorePlaces(ctx context.Context) error {
 	if err := r.restoreLaunches(ctx); err != nil {
 		return err
 	}
-	return r.m.planner.restoreReservations(ctx)
+	pl := r.m.planner
+	return pl.reserved.restore(ctx, r.m, &pl.roster)
 }
 
 // restoreLaunches gives the tasks of the restored jobs the places they

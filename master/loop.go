@@ -49,9 +49,9 @@ type planner struct {
 	// (grewSaved once it is), so that a restart keeps it although the job
 	// has ended or been pruned since (restore.go).
 	grew, grewSaved bool
-	// resDirty holds the carried reservations that changed since they
-	// were last stored, by job (reservations.go).
-	resDirty map[*mjob]store.Reservation
+	// reserved keeps the reservations carried from pass to pass, stores
+	// them and restores them at a start (reservations.go).
+	reserved carriedReservations
 	// roster holds the snapshot's jobs from pass to pass (roster.go).
 	roster jobRoster
 	// settler runs the passes (schedule).
@@ -92,7 +92,7 @@ func (pl *planner) schedule(ctx context.Context) error {
 	if err := pl.saveGrew(ctx); err != nil {
 		return err
 	}
-	return pl.saveReservations(ctx)
+	return pl.reserved.save(ctx, pl.m)
 }
 
 // betweenSettlings waits for the settling in flight, if any, and keeps
@@ -168,10 +168,10 @@ func (s *settling) Scheduled(plan *sched.Plan, err error) error {
 // stale reports whether a reload voided the plan since the build.
 func (s *settling) stale() bool { return s.pl.built.stale(s.pl.m.cfgGen) }
 
-// Carry is keepReservations, but for a plan a reload voided.
+// Carry is carriedReservations.keep, but for a plan a reload voided.
 func (s *settling) Carry(plan *sched.Plan) {
 	if !s.stale() {
-		s.pl.keepReservations(plan)
+		s.pl.reserved.keep(&s.pl.roster, plan)
 	}
 }
 
@@ -222,7 +222,7 @@ func (s *settling) OneShot() bool { return lifecycle.OneShot(s.pl.snap.Pools, s.
 // the reason of jobs the plan does not call pending; the order of each
 // pool's pending jobs goes to the read view (noteTurns).
 func (pl *planner) notePending(plan *sched.Plan) {
-	pl.creditPass(pl.snap.Now) // waitledger.go
+	pl.m.waits.creditPass(&pl.roster, pl.snap.Now) // waitledger.go
 	r := &pl.roster
 	for _, ri := range r.List() {
 		r.jobs[ri].pending = nil

@@ -128,8 +128,8 @@ type Master struct {
 	batches batcher
 	// lastLoop is when the loop last ran (UnixNano), for /livez.
 	lastLoop atomic.Int64
-	// prunedAt is when Tick last pruned the history (retention.go).
-	prunedAt time.Time
+	// history reads the store's history back and prunes it (retention.go).
+	history history
 
 	// kickc wakes the loop for an event-driven pass.
 	kickc chan struct{}
@@ -203,20 +203,21 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 		opt.MaxNodeGPUs = DefaultMaxNodeGPUs
 	}
 	m := &Master{
-		st:     opt.Store,
-		log:    opt.Logger,
-		clock:  opt.Clock,
-		opt:    opt,
-		load:   opt.LoadConfig,
-		kickc:  make(chan struct{}, 1),
-		cfg:    opt.Config,
-		cfgGen: 1,
-		jobs:   map[int64]*mjob{},
-		open:   map[*mtask]struct{}{},
-		nodes:  map[string]*mnode{},
-		logc:   map[int64]chan struct{}{},
-		fair:   newFairShare(decayOf(opt.Config)),
-		health: storeHealth{st: opt.Store, log: opt.Logger, clock: opt.Clock, minGap: probeMinGap},
+		st:      opt.Store,
+		log:     opt.Logger,
+		clock:   opt.Clock,
+		opt:     opt,
+		load:    opt.LoadConfig,
+		kickc:   make(chan struct{}, 1),
+		cfg:     opt.Config,
+		cfgGen:  1,
+		jobs:    map[int64]*mjob{},
+		open:    map[*mtask]struct{}{},
+		nodes:   map[string]*mnode{},
+		logc:    map[int64]chan struct{}{},
+		fair:    newFairShare(decayOf(opt.Config)),
+		health:  storeHealth{st: opt.Store, log: opt.Logger, clock: opt.Clock, minGap: probeMinGap},
+		history: history{st: opt.Store, log: opt.Logger},
 	}
 	if m.load == nil {
 		m.load = config.Load
@@ -239,8 +240,9 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 	if err := (&restorer{m: m}).restore(ctx); err != nil {
 		return nil, fmt.Errorf("master: restore state: %w", err)
 	}
-	warnings := append(orphanWarnings(m.jobs, m.cfg), m.disallowedQOSWarnings(m.cfg)...)
-	warnings = append(warnings, m.neverRunsWarnings(m.cfg)...)
+	under := jobsUnder{m.jobs, m.cfg}
+	warnings := append(under.orphans(), under.disallowedQOS()...)
+	warnings = append(warnings, under.neverRuns()...)
 	warnings = append(warnings, FenceWarnings(opt.ConfigPath, m.cfg, opt.SyncWait)...)
 	for _, w := range warnings {
 		m.log.Warn("configuration: " + w)
@@ -295,7 +297,7 @@ func (m *Master) Tick(ctx context.Context) {
 	if !m.checkStore(ctx) {
 		return
 	}
-	m.pruneHistory(ctx)
+	m.history.prune(ctx, m.now(), m.Config().HistoryRetention)
 	// Silent agents' nodes are lost between settlings (betweenSettlings);
 	// the loop runs Tick and Step in turn anyway.
 	between := m.betweenSettlings()

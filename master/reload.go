@@ -99,7 +99,7 @@ func (m *Master) Reload(ctx context.Context) error {
 // reloadWarned is Reload, with the warnings of a reload taken (logged
 // too): the pools it left with live jobs but no node
 // (emptyPoolWarnings), the live jobs whose QOS their project's list
-// no longer allows (disallowedQOSWarnings), and an agent_timeout too
+// no longer allows (jobsUnder.disallowedQOS), and an agent_timeout too
 // short for the agents' fence (AgentTimeoutWarning), which the API's
 // reply gives.
 func (rl reloader) reloadWarned(ctx context.Context) ([]string, error) {
@@ -177,8 +177,9 @@ func (rl reloader) reload(ctx context.Context) ([]string, error) {
 	m.pub.readStale = true
 	m.log.Info("configuration reloaded", "path", m.opt.ConfigPath, "pools", len(cfg.Pools), "projects", len(cfg.Projects),
 		"pool_changes", strings.Join(changes, "; "))
-	warnings := append(rl.emptyPoolWarnings(), m.disallowedQOSWarnings(cfg)...)
-	warnings = append(warnings, m.neverRunsWarnings(cfg)...)
+	under := jobsUnder{m.jobs, cfg}
+	warnings := append(rl.emptyPoolWarnings(), under.disallowedQOS()...)
+	warnings = append(warnings, under.neverRuns()...)
 	warnings = append(warnings, FenceWarnings(m.opt.ConfigPath, cfg, m.opt.SyncWait)...)
 	for _, w := range warnings {
 		m.log.Warn("configuration reloaded: " + w)

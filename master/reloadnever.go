@@ -10,16 +10,28 @@ import (
 	"github.com/allot-sched/allot/store"
 )
 
-// neverRunsWarnings says, under cfg, of the live jobs with tasks waiting
+// jobsUnder is the mirror's live jobs judged against a configuration, the
+// one in force at start or the one a reload swaps in: what the admin must
+// hear of what becomes of them under it, which no refusal of the
+// configuration says (orphans at start, where a reload refuses them;
+// disallowedQOS and neverRuns at start and at every reload). Callers hold
+// mu.
+type jobsUnder struct {
+	jobs map[int64]*mjob
+	cfg  *config.Config
+}
+
+// neverRuns says, under cfg, of the live jobs with tasks waiting
 // that can never start in their quota pool (a reload lowered their
 // project's limit or quota below a task: quotaNever, the rule that
 // refuses such a submission), which they are and what to do. They are
 // kept, as Kueue keeps a workload it cannot admit: the admin may mean to
-// raise the limit again. Callers hold mu.
-func (m *Master) neverRunsWarnings(cfg *config.Config) []string {
+// raise the limit again.
+func (u jobsUnder) neverRuns() []string {
+	cfg := u.cfg
 	var out []string
 	var jobs []*mjob
-	for _, j := range m.jobs {
+	for _, j := range u.jobs {
 		if j.live() && !j.rec.State.Terminal() && j.count.get(store.TaskQueued) > 0 {
 			jobs = append(jobs, j)
 		}

@@ -61,15 +61,14 @@ func (rl reloader) checkJobProjects(cfg *config.Config) error {
 		strings.Join(sayOrphans(orphans), "; "))
 }
 
-// orphanWarnings says, at start, of each project that the configuration
+// orphans says, at start, of each project that the configuration
 // lacks though live jobs in the store belong to it, which jobs: the
 // master keeps them, as it keeps the jobs of a pool the configuration
 // lacks, but in a pool with quotas or fair share they are left out of
-// the scheduling until the project is back (unknown_project). Callers
-// hold mu.
-func orphanWarnings(jobs map[int64]*mjob, cfg *config.Config) []string {
+// the scheduling until the project is back (unknown_project).
+func (u jobsUnder) orphans() []string {
 	var out []string
-	for _, s := range sayOrphans(orphanedJobs(jobs, cfg, nil)) {
+	for _, s := range sayOrphans(orphanedJobs(u.jobs, u.cfg, nil)) {
 		out = append(out, s+", but the configuration does not define it: the jobs are kept; "+
 			"in pools with quotas or fair share they are not scheduled, and their slots not counted, "+
 			"until the project is back (add it to the configuration and reload), or kill them (allot job kill ID)")

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/spec"
 )
@@ -21,18 +20,19 @@ type qosKept struct {
 	jobs         []*mjob
 }
 
-// disallowedQOSWarnings says, under cfg, of the live jobs whose QOS their
+// disallowedQOS says, under cfg, of the live jobs whose QOS their
 // project's qos list does not allow (a reload took the level off the
 // list, or the master started with such a configuration), which they
 // are and what becomes of them: nothing. A list is checked at
 // submission only, as Slurm's AllowQOS is: a job keeps the QOS it was
 // accepted with, waits, starts and runs at it, and only new submissions
 // are refused. Without the warning the admin would not learn that a
-// level the reload meant to take away is still in use. Callers hold mu.
-func (m *Master) disallowedQOSWarnings(cfg *config.Config) []string {
+// level the reload meant to take away is still in use.
+func (u jobsUnder) disallowedQOS() []string {
+	cfg := u.cfg
 	groups := map[[2]string]*qosKept{}
 	var order []*qosKept
-	for _, j := range m.jobs {
+	for _, j := range u.jobs {
 		if !j.live() {
 			continue
 		}

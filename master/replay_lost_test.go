@@ -133,7 +133,7 @@ func checkStripped(t *testing.T, cases []replayCase, suffix, what string, least 
 			t0 := h.clock.Now()
 			newReplayDriver(h, c).run(t)
 			until := h.clock.Now().Add(time.Second)
-			live, err := h.m.decisionLog(h.ctx, t0, until)
+			live, err := h.m.history.decisions(h.ctx, t0, until)
 			if err != nil {
 				t.Fatal(err)
 			}

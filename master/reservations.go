@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
 )
@@ -62,57 +63,97 @@ func (v *readView) backfillWindow(pool string, res []api.Reservation, now time.T
 	return w
 }
 
-// The reservations conservative backfilling carries from one event pass
-// to the next are stored, so that a restarted master hands the core the
-// snapshot it would have had without the restart: rebuilt from scratch,
-// they would compress another schedule than the simulator's, which keeps
-// them all along (the replay test's restarts, replay_restart_test.go).
+// carriedReservations keeps the reservations conservative backfilling
+// carries from one event pass to the next (keep) and stores them (save),
+// so that a restarted master hands the core the snapshot it would have
+// had without the restart (restore): rebuilt from scratch, they would
+// compress another schedule than the simulator's, which keeps them all
+// along (the replay test's restarts, replay_restart_test.go). Its own
+// state is which of them changed since they were last stored. The
+// planner holds it; mu guards it.
+type carriedReservations struct {
+	// dirty holds the carried reservations that changed since they were
+	// last stored, by job.
+	dirty map[*mjob]store.Reservation
+}
 
-// saveReservations stores the reservations changed since the last save,
-// once the passes of a scheduling have settled: only the last pass's
-// reservations are carried to the next scheduling. Callers hold mu.
-func (pl *planner) saveReservations(ctx context.Context) error {
-	if len(pl.resDirty) == 0 {
+// keep carries each pending job's reserved start into the next pass, by
+// the rule the simulator carries them by (lifecycle.Reservations), and
+// notes the jobs whose reservations changed for save. The entries of
+// roster r take them at the next build (applyCarried, by the Roster's
+// Reserve, as the simulator's do): until then the snapshot stays the one
+// the plan was made from, which the forecast and explain read between
+// schedulings.
+func (c *carriedReservations) keep(r *jobRoster, plan *sched.Plan) {
+	r.applyCarried() // none left: each build takes them
+	lifecycle.Reservations(plan, func(i int, at int64, nodes []sched.NodeSlots) {
+		ri := r.List()[i]
+		j := r.jobs[ri]
+		if j.gone {
+			return // it left the mirror while the core planned: nothing to store
+		}
+		if was, wasNodes := r.reservation(j); was == at && slices.Equal(wasNodes, nodes) {
+			return
+		}
+		r.carry(ri, at, nodes)
+		row := store.Reservation{JobID: j.rec.ID, At: at}
+		for _, ns := range nodes {
+			row.Nodes = append(row.Nodes, store.ReservedSlots{Node: ns.Node, Slots: ns.Slots})
+		}
+		if c.dirty == nil {
+			c.dirty = map[*mjob]store.Reservation{}
+		}
+		c.dirty[j] = row
+	})
+}
+
+// save stores the reservations changed since the last save, in m's
+// batch when there is one, once the passes of a scheduling have settled:
+// only the last pass's reservations are carried to the next scheduling.
+// Callers hold mu.
+func (c *carriedReservations) save(ctx context.Context, m *Master) error {
+	if len(c.dirty) == 0 {
 		return nil
 	}
-	rs := make([]store.Reservation, 0, len(pl.resDirty))
-	for _, r := range pl.resDirty {
+	rs := make([]store.Reservation, 0, len(c.dirty))
+	for _, r := range c.dirty {
 		rs = append(rs, r)
 	}
 	// By job, so that the writes do not depend on the map's order.
 	slices.SortFunc(rs, func(a, b store.Reservation) int { return cmp.Compare(a.JobID, b.JobID) })
 	write := func(tx store.Tx) error { return tx.SetReservations(ctx, rs) }
 	var err error
-	if pl.m.batches.bt != nil {
-		err = write(pl.m.batches.bt.tx)
+	if m.batches.bt != nil {
+		err = write(m.batches.bt.tx)
 	} else {
-		err = pl.m.st.Update(ctx, write)
+		err = m.st.Update(ctx, write)
 	}
 	if err != nil {
 		return fmt.Errorf("store the carried reservations: %w", err)
 	}
-	clear(pl.resDirty)
+	clear(c.dirty)
 	return nil
 }
 
-// restoreReservations gives the live jobs the reservations stored for
-// them. Callers hold mu or have the master to themselves.
-func (pl *planner) restoreReservations(ctx context.Context) error {
-	rs, err := pl.m.st.Reservations(ctx)
+// restore gives m's live jobs the reservations stored for them, kept on
+// roster r until their entries are made. Callers hold mu or have the
+// master to themselves.
+func (c *carriedReservations) restore(ctx context.Context, m *Master, r *jobRoster) error {
+	rs, err := m.st.Reservations(ctx)
 	if err != nil {
 		return fmt.Errorf("restore the carried reservations: %w", err)
 	}
-	for _, r := range rs {
-		j := pl.m.jobs[r.JobID]
+	for _, row := range rs {
+		j := m.jobs[row.JobID]
 		if j == nil {
 			continue // ended: its row goes when the job is pruned
 		}
 		var nodes []sched.NodeSlots
-		for _, ns := range r.Nodes {
+		for _, ns := range row.Nodes {
 			nodes = append(nodes, sched.NodeSlots{Node: ns.Node, Slots: ns.Slots})
 		}
 		// Kept until the job's entry is made, at the first build.
-		pl.roster.keep(j, r.At, nodes)
+		r.keep(j, row.At, nodes)
 	}
 	return nil
 }

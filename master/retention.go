@@ -2,8 +2,23 @@ package master
 
 import (
 	"context"
+	"log/slog"
 	"time"
+
+	"github.com/allot-sched/allot/store"
 )
+
+// history is the master's past as the store keeps it: what the what-if
+// export (events, deleted) and the decision log (decisions) read back of
+// it, and its retention (prune), which owns when it last pruned. It
+// reads and writes the store only, never the mirror: its callers need
+// not hold mu.
+type history struct {
+	st  store.Store
+	log *slog.Logger
+	// prunedAt is when prune last ran; Tick alone calls it.
+	prunedAt time.Time
+}
 
 const (
 	// pruneEvery is how often the master forgets the finished jobs past
@@ -16,24 +31,22 @@ const (
 	pruneMax   = 50_000
 )
 
-// pruneHistory forgets the jobs that ended more than history_retention
-// ago, with their tasks, attempts, logs, metrics and events, at most once
-// per pruneEvery. It touches the store only: such jobs have left the
-// mirror (the store keeps a job whose tasks still hold attempts). Called
-// from Tick only, which alone reads and writes prunedAt.
-func (m *Master) pruneHistory(ctx context.Context) {
-	keep := m.Config().HistoryRetention
-	now := m.now()
-	if keep <= 0 || now.Sub(m.prunedAt) < pruneEvery {
+// prune forgets the jobs that ended more than keep
+// (history_retention) before now, with their tasks, attempts, logs,
+// metrics and events, at most once per pruneEvery. It touches the store
+// only: such jobs have left the mirror (the store keeps a job whose
+// tasks still hold attempts). Called from Tick only.
+func (hs *history) prune(ctx context.Context, now time.Time, keep time.Duration) {
+	if keep <= 0 || now.Sub(hs.prunedAt) < pruneEvery {
 		return
 	}
-	m.prunedAt = now
+	hs.prunedAt = now
 	cutoff := now.Add(-keep)
 	total := 0
 	for total < pruneMax {
-		n, err := m.st.PruneJobs(ctx, cutoff, pruneBatch)
+		n, err := hs.st.PruneJobs(ctx, cutoff, pruneBatch)
 		if err != nil {
-			m.log.Error("forgetting finished jobs past history_retention", "err", err, "forgotten", total)
+			hs.log.Error("forgetting finished jobs past history_retention", "err", err, "forgotten", total)
 			return
 		}
 		total += n
@@ -42,7 +55,7 @@ func (m *Master) pruneHistory(ctx context.Context) {
 		}
 	}
 	if total > 0 {
-		m.log.Info("finished jobs past history_retention forgotten", "jobs", total, "ended_before", cutoff,
+		hs.log.Info("finished jobs past history_retention forgotten", "jobs", total, "ended_before", cutoff,
 			"history_retention", keep)
 	}
 }

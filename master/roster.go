@@ -6,7 +6,6 @@ import (
 
 	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/sched"
-	"github.com/allot-sched/allot/store"
 )
 
 // jobRoster keeps the snapshot's jobs as the simulator's Cluster does: a
@@ -44,7 +43,7 @@ type jobRoster struct {
 	old    []sched.Job
 	oldRes []keptReservation
 	// carried are the reservations the last plan carried, for the
-	// entries at the next build (keepReservations).
+	// entries at the next build (carriedReservations.keep).
 	carried []carried
 	// carriedOf[ri] is 1 + the index in carried of record ri's, 0 for
 	// none: a plan may carry a job's twice (pending, then started).
@@ -288,37 +287,6 @@ func (r *jobRoster) setWaiting(i, waiting int) {
 		e.Waiting = waiting
 		r.Revise(e)
 	}
-}
-
-// keepReservations carries each pending job's reserved start into the
-// next pass, by the rule the simulator carries them by
-// (lifecycle.Reservations), and notes the jobs whose reservations changed
-// for saveReservations. The entries take them at the next build
-// (applyCarried, by the Roster's Reserve, as the simulator's do): until
-// then the snapshot stays the one the plan was made from, which the
-// forecast and explain read between schedulings.
-func (pl *planner) keepReservations(plan *sched.Plan) {
-	r := &pl.roster
-	r.applyCarried() // none left: each build takes them
-	lifecycle.Reservations(plan, func(i int, at int64, nodes []sched.NodeSlots) {
-		ri := r.List()[i]
-		j := r.jobs[ri]
-		if j.gone {
-			return // it left the mirror while the core planned: nothing to store
-		}
-		if was, wasNodes := r.reservation(j); was == at && slices.Equal(wasNodes, nodes) {
-			return
-		}
-		r.carry(ri, at, nodes)
-		row := store.Reservation{JobID: j.rec.ID, At: at}
-		for _, ns := range nodes {
-			row.Nodes = append(row.Nodes, store.ReservedSlots{Node: ns.Node, Slots: ns.Slots})
-		}
-		if pl.resDirty == nil {
-			pl.resDirty = map[*mjob]store.Reservation{}
-		}
-		pl.resDirty[j] = row
-	})
 }
 
 // applyCarried gives the entries the reservations carried since the last

@@ -328,7 +328,7 @@ func (pl *planner) snapJob(j *mjob) (sched.Job, bool) {
 		j.pending = &pendingInfo{code: lifecycle.ReasonHeld, msg: heldPending(j.rec).Message}
 		return sched.Job{}, false
 	}
-	if p := pl.schedHints(j, &f); p != nil {
+	if p := schedHints(pl.m.cfg, j, &f); p != nil {
 		j.pending = p
 		return sched.Job{}, false
 	}

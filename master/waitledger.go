@@ -65,14 +65,12 @@ func waitKindOf(pi *pendingInfo) waitKind {
 	return waitOther
 }
 
-// creditPass credits to each job the roster's last pass left pending the
-// time from that pass to now, at that pass's reason. Callers hold mu,
-// before the jobs' pending explanations are replaced.
-func (pl *planner) creditPass(now int64) {
-	l := &pl.m.waits
+// creditPass credits to each job of roster r that the last pass left
+// pending the time from that pass to now, at that pass's reason. Callers
+// hold mu, before the jobs' pending explanations are replaced.
+func (l *waitLedger) creditPass(r *jobRoster, now int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	r := &pl.roster
 	for _, ri := range r.List() {
 		j := r.jobs[ri]
 		if j == nil || j.pending == nil || now <= j.pending.now {

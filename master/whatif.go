@@ -77,11 +77,11 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 	if err != nil {
 		return nil, err
 	}
-	hist, err := ca.m.historyEvents(ctx, since)
+	hist, err := ca.m.history.events(ctx, since)
 	if err != nil {
 		return nil, err
 	}
-	dels, err := ca.m.deletedSince(ctx, since)
+	dels, err := ca.m.history.deleted(ctx, since)
 	if err != nil {
 		return nil, err
 	}
@@ -425,7 +425,7 @@ func (x *jobExport) job(j store.Job) (notes []string) {
 	}
 	if err := scenario.DisallowedQOS(sc, &sj); err != nil {
 		// A reload took its level off the list after the master accepted
-		// it; the live job keeps it (disallowedQOSWarnings).
+		// it; the live job keeps it (jobsUnder.disallowedQOS).
 		sj.KeepQOS = true
 		notes = append(notes, fmt.Sprintf("job %d keeps its QOS, as the live job does, though its project's list no longer allows it: %v (keep_qos)", j.ID, err))
 	}

@@ -26,12 +26,12 @@ import (
 // node changing shape (node_reshape, whatif_reshaped.go), and one in
 // another pool is noted there.
 
-// deletedSince reads the nodes deleted at or after since from the node
+// deleted reads the nodes deleted at or after since from the node
 // history, each as it was at its deletion, with the deletion's time, in
 // the history's order: a name deleted, registered again and deleted
 // again is there twice.
-func (m *Master) deletedSince(ctx context.Context, since time.Time) ([]deletedNode, error) {
-	evs, err := m.st.NodeEvents(ctx, store.NodeEventFilter{Since: since})
+func (hs *history) deleted(ctx context.Context, since time.Time) ([]deletedNode, error) {
+	evs, err := hs.st.NodeEvents(ctx, store.NodeEventFilter{Since: since})
 	if err != nil {
 		return nil, fmt.Errorf("read the node history: %w", err)
 	}

@@ -103,8 +103,10 @@ type historyEvents struct {
 	agentStopped map[attemptKey]time.Time
 }
 
-func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEvents, error) {
-	evs, err := m.st.Events(ctx, store.EventFilter{Since: since})
+// events reads the event log and the node history since since for the
+// what-if export.
+func (hs *history) events(ctx context.Context, since time.Time) (historyEvents, error) {
+	evs, err := hs.st.Events(ctx, store.EventFilter{Since: since})
 	if err != nil {
 		return historyEvents{}, fmt.Errorf("read the event log: %w", err)
 	}
@@ -114,7 +116,7 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 		stopped: map[attemptKey]bool{}, stoppedWaiting: map[int64]int{}, killing: map[attemptKey]time.Time{},
 		limitKilled: map[attemptKey]bool{}, startKilled: map[attemptKey]bool{}, kills: killTimes(evs),
 		agentStopped: map[attemptKey]time.Time{}}
-	nevs, err := m.st.NodeEvents(ctx, store.NodeEventFilter{})
+	nevs, err := hs.st.NodeEvents(ctx, store.NodeEventFilter{})
 	if err != nil {
 		return historyEvents{}, fmt.Errorf("read the node history: %w", err)
 	}

@@ -119,7 +119,11 @@
 // findMemo (findmemo.go) the placements that failed on the state as it
 // is. The fair-share preemption stage keeps the same for its searches
 // (shareFails, sharefails.go). A part reaches the pass, and through it the other parts, by a back
-// pointer; its declaration says what it reads and writes.
+// pointer; its declaration says what it reads and writes. The planning
+// state (state, state.go) indexes the nodes in groups of one pool, GPU
+// type and size; what reads or writes one group's own indexes only (its
+// switches' domains, topology.go; the free slots of its draining nodes,
+// freeOnDraining) is the group's method, not the state's.
 //
 // Between passes a Scheduler keeps answers that a small change leaves
 // mostly as they were, each checked so that it cannot change a plan: per

@@ -113,7 +113,7 @@ func checkFreeOnDraining(t *testing.T, rng *rand.Rand, st *state, g *group, r *r
 				wantPos, wantF = int32(pos), f
 			}
 		}
-		if gotPos, gotF := st.freeOnDraining(g, &q, bestPos, bestF); gotPos != wantPos || gotF != wantF {
+		if gotPos, gotF := g.freeOnDraining(&q, bestPos, bestF); gotPos != wantPos || gotF != wantF {
 			t.Fatalf("freeOnDraining(spread %v, slots %d, from %d/%d) = %d/%d, a walk gives %d/%d",
 				spread, q.slots, bestPos, bestF, gotPos, gotF, wantPos, wantF)
 		}

@@ -85,7 +85,7 @@ func (st *state) single(g *group, r *request) (int32, int32) {
 			}
 		}
 		if mask != nil {
-			bestPos, bestF = st.freeOnDraining(g, r, bestPos, bestF)
+			bestPos, bestF = g.freeOnDraining(r, bestPos, bestF)
 		}
 		return bestPos, bestF
 	}
@@ -100,15 +100,15 @@ func (st *state) single(g *group, r *request) (int32, int32) {
 		}
 	}
 	if mask != nil {
-		bestPos, bestF = st.freeOnDraining(g, r, bestPos, bestF)
+		bestPos, bestF = g.freeOnDraining(r, bestPos, bestF)
 	}
 	return bestPos, bestF
 }
 
-// freeOnDraining looks at the few nodes that have draining slots, which a
-// search for free slots masks out, for free slots that beat the best node
-// found so far.
-func (st *state) freeOnDraining(g *group, r *request, bestPos, bestF int32) (int32, int32) {
+// freeOnDraining looks at the few nodes of the group that have draining
+// slots, which a search for free slots masks out, for free slots that
+// beat the best node found so far (its index of them, dfree).
+func (g *group) freeOnDraining(r *request, bestPos, bestF int32) (int32, int32) {
 	if g.drainFree == 0 || r.slots <= 0 {
 		return bestPos, bestF // no draining node has a free slot
 	}
@@ -171,7 +171,7 @@ func (st *state) gang(r *request, out []NodeSlots) ([]NodeSlots, bool) {
 // nodes have switches it keeps the gang under one switch when it can.
 func (st *state) gangIn(g *group, r *request, out []NodeSlots) []NodeSlots {
 	if len(g.switches) > 0 {
-		if res := st.gangUnderSwitch(g, r, out); res != nil || r.oneSwitch {
+		if res := g.gangUnderSwitch(r, out); res != nil || r.oneSwitch {
 			return res
 		}
 	}

@@ -218,7 +218,9 @@ func (st *state) build(s *Snapshot) error {
 		st.index(gr)
 		st.largest[gr.pool] += gr.size * int32(len(gr.nodes))
 	}
-	st.buildSwitches(s)
+	for g := range st.groups {
+		st.groups[g].buildSwitches(s.Nodes)
+	}
 	st.remember(s)
 	return nil
 }

@@ -9,46 +9,43 @@ type domain struct {
 	size    int32  // how many nodes
 }
 
-// buildSwitches splits each group whose nodes name switches into one
-// domain per switch, in order of first appearance; nodes without a switch
-// form a domain of their own. Groups without any switch get none and are
-// one domain as a whole.
-func (st *state) buildSwitches(s *Snapshot) {
-	for gi := range st.groups {
-		g := &st.groups[gi]
-		g.switches = g.switches[:0]
-		labelled := false
-		for _, n := range g.nodes {
-			if s.Nodes[n].Switch != "" {
-				labelled = true
+// buildSwitches splits the group into one domain per switch its nodes
+// name (nodes, the snapshot's), in order of first appearance; nodes
+// without a switch form a domain of their own. A group without any
+// switch gets none and is one domain as a whole.
+func (g *group) buildSwitches(nodes []Node) {
+	g.switches = g.switches[:0]
+	labelled := false
+	for _, n := range g.nodes {
+		if nodes[n].Switch != "" {
+			labelled = true
+			break
+		}
+	}
+	if !labelled {
+		return
+	}
+	for pos, n := range g.nodes {
+		name := nodes[n].Switch
+		d := -1
+		for i := range g.switches {
+			if g.switches[i].name == name {
+				d = i
 				break
 			}
 		}
-		if !labelled {
-			continue
-		}
-		for pos, n := range g.nodes {
-			name := s.Nodes[n].Switch
-			d := -1
-			for i := range g.switches {
-				if g.switches[i].name == name {
-					d = i
-					break
-				}
+		if d < 0 {
+			d = len(g.switches)
+			if len(g.switches) < cap(g.switches) {
+				g.switches = g.switches[:d+1]
+			} else {
+				g.switches = append(g.switches, domain{})
 			}
-			if d < 0 {
-				d = len(g.switches)
-				if len(g.switches) < cap(g.switches) {
-					g.switches = g.switches[:d+1]
-				} else {
-					g.switches = append(g.switches, domain{})
-				}
-				g.switches[d].name, g.switches[d].size = name, 0
-				g.switches[d].members.reset(len(g.nodes))
-			}
-			g.switches[d].members.set(int32(pos))
-			g.switches[d].size++
+			g.switches[d].name, g.switches[d].size = name, 0
+			g.switches[d].members.reset(len(g.nodes))
 		}
+		g.switches[d].members.set(int32(pos))
+		g.switches[d].size++
 	}
 }
 
@@ -88,7 +85,7 @@ func nextIn(b, m, mask *bitset, from int32) int32 {
 // whole node there. Of the switches that can hold it, it takes the one
 // with the fewest whole free nodes, so that larger gangs keep the roomier
 // switches; ties go to the first switch. It returns nil when no switch can.
-func (st *state) gangUnderSwitch(g *group, r *request, out []NodeSlots) []NodeSlots {
+func (g *group) gangUnderSwitch(r *request, out []NodeSlots) []NodeSlots {
 	var mask *bitset
 	if !r.useDrain {
 		mask = &g.draining
@@ -104,7 +101,7 @@ func (st *state) gangUnderSwitch(g *group, r *request, out []NodeSlots) []NodeSl
 		}
 		part := int32(-1)
 		if rem > 0 {
-			part = st.partIn(g, sw, rem, mask)
+			part = g.partIn(sw, rem, mask)
 			if part < 0 && whole < n+1 {
 				continue
 			}
@@ -132,8 +129,8 @@ func (st *state) gangUnderSwitch(g *group, r *request, out []NodeSlots) []NodeSl
 	return out
 }
 
-// partIn finds the best-fit partly used node of a switch for rem slots.
-func (st *state) partIn(g *group, sw *domain, rem int32, mask *bitset) int32 {
+// partIn finds the best-fit partly used node of switch sw for rem slots.
+func (g *group) partIn(sw *domain, rem int32, mask *bitset) int32 {
 	for f := rem; f < g.size; f++ {
 		if g.counts[f] == 0 {
 			continue
