@@ -3,12 +3,11 @@ package agentd
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
-	jobspec "github.com/allot-sched/allot/spec"
+	"github.com/allot-sched/allot/backstop"
 )
 
 // The time limits' backstop. The master kills an attempt at its job's
@@ -30,51 +29,21 @@ import (
 // limitSlack is how long after an attempt's deadline the agent waits
 // for the master's kill before it kills the attempt itself; a variable
 // for tests.
-var limitSlack = 5 * time.Second
+var limitSlack = backstop.Slack
 
-// limitState is the attempts' time limits as the master last told them.
+// limitState is the attempts' time limits as the master last told them
+// (package backstop's rules, which the Kubernetes backend shares).
 // Guarded by Agent.mu.
-type limitState struct {
-	due map[agent.TaskID]limitDue
-	// at is when the reply they came with arrived: an older reply's,
-	// handled after a newer one's, changes nothing.
-	at time.Time
-	// heard says that a reply since the last registration listed time
-	// limits: that master knows api.Report.StoppedAtLimit, which an
-	// older one would refuse as an unknown field.
-	heard bool
-}
-
-// limitDue is one attempt's time limit as the agent counts it.
-type limitDue struct {
-	// at is when it reaches its limit by the agent's clock: the reply's
-	// arrival plus the time it had left.
-	at time.Time
-	// limit and deadline are the job's time limit and the deadline by
-	// the master's clock, for the words of the log and exit report.
-	limit    time.Duration
-	deadline time.Time
-}
+type limitState struct{ backstop.Limits }
 
 // heardLimitsLocked records the time limits of a reply that arrived at
 // at; registration says it is a registration's, which starts heard over
 // (the agent may have registered with another master process, perhaps
 // an older one). The caller holds mu.
 func (a limiter) heardLimitsLocked(at time.Time, ls []api.TimeLimit, registration bool) {
-	s := &a.limits
-	if registration {
-		s.heard = false
-	} else if !at.After(s.at) {
-		return
+	if a.limits.Heard(at, ls, registration) {
+		a.broadcast()
 	}
-	s.at = at
-	s.heard = s.heard || len(ls) > 0
-	s.due = make(map[agent.TaskID]limitDue, len(ls))
-	for _, l := range ls {
-		s.due[l.Task] = limitDue{at: at.Add(time.Duration(l.LeftMS) * time.Millisecond),
-			limit: time.Duration(max(l.LimitS, 0)) * time.Second, deadline: l.Deadline}
-	}
-	a.broadcast()
 }
 
 // limited is an attempt the backstop stops now.
@@ -92,18 +61,17 @@ func (s *limitState) dueAt(now time.Time, tasks map[agent.TaskID]*attempt, stopp
 		return nil, time.Time{}
 	}
 	for id, att := range tasks {
-		d, ok := s.due[id]
+		d, ok := s.Of(id)
 		if !ok || att.exited || att.fenced != "" || att.stopped != "" || att.limited != "" {
 			continue
 		}
-		if fire := d.at.Add(limitSlack); now.Before(fire) {
+		if fire := d.Fire(limitSlack); now.Before(fire) {
 			if next.IsZero() || fire.Before(next) {
 				next = fire
 			}
 			continue
 		}
-		att.limited = fmt.Sprintf("stopped by the agent at its time limit of %s (reached at %s by the master's clock): the master had not stopped it %s later",
-			jobspec.Span(d.limit), d.deadline.UTC().Format("15:04:05 UTC"), limitSlack)
+		att.limited = d.Note(limitSlack)
 		att.stopped = api.CommandKill // the master's kill, should it come, is a repeat
 		due = append(due, limited{att: att, grace: killGrace(att.spec)})
 	}
@@ -150,13 +118,10 @@ func (a limiter) limitStop(d limited) {
 
 // limitReportLocked marks the exit report of an attempt the backstop
 // stopped, which ended killed: its Error says so, and StoppedAtLimit
-// where the master knows the field. The caller holds mu.
+// where the master knows the field (forMasterLocked). The caller holds
+// mu.
 func (a limiter) limitReportLocked(att *attempt, rep *api.Report) {
-	if att.limited == "" || rep.Outcome != string(agent.OutcomeKilled) {
-		return
-	}
-	rep.Error = joinNotes(att.limited, rep.Error)
-	rep.StoppedAtLimit = true
+	backstop.Mark(rep, att.limited)
 }
 
 // forMasterLocked is the reports as the master the agent registered with
@@ -164,24 +129,5 @@ func (a limiter) limitReportLocked(att *attempt, rep *api.Report) {
 // older master refuses the field as unknown; its words stay in Error).
 // The caller holds mu.
 func (a limiter) forMasterLocked(reps []api.Report) []api.Report {
-	out := append([]api.Report{}, reps...)
-	if a.limits.heard {
-		return out
-	}
-	for i := range out {
-		out[i].StoppedAtLimit = false
-	}
-	return out
-}
-
-// joinNotes joins two notes of a report's Error, either of which may be
-// empty.
-func joinNotes(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
-	}
-	return a + "; " + b
+	return backstop.ForMaster(reps, a.limits.Known())
 }

@@ -129,9 +129,9 @@ func TestLimitBackstopHeard(t *testing.T) {
 			for _, r := range c.replies {
 				a.limiter().heardLimitsLocked(r.at, r.limits, r.reg)
 			}
-			d, ok := a.limits.due[id]
-			if ok != !c.want.IsZero() || ok && !d.at.Equal(c.want) {
-				t.Fatalf("deadline %v (known %v), want %v", d.at, ok, c.want)
+			d, ok := a.limits.Of(id)
+			if ok != !c.want.IsZero() || ok && !d.At.Equal(c.want) {
+				t.Fatalf("deadline %v (known %v), want %v", d.At, ok, c.want)
 			}
 		})
 	}
