@@ -169,21 +169,20 @@ type Master struct {
 	tails tailBook
 }
 
-// New loads the master's state from the store and returns a Master ready
-// to serve; Run starts its loop.
-func New(ctx context.Context, opt Options) (*Master, error) {
+// defaults checks the options and fills in those left zero.
+func (opt *Options) defaults() error {
 	if opt.Store == nil {
-		return nil, errors.New("master: no store")
+		return errors.New("master: no store")
 	}
 	if opt.Config == nil {
 		opt.Config = config.Default()
 	}
 	if err := checkConfig(opt.Config); err != nil {
-		return nil, fmt.Errorf("master: %w", err)
+		return fmt.Errorf("master: %w", err)
 	}
 	if opt.CheckpointRoot == "" {
 		if opt.DataDir == "" {
-			return nil, errors.New("master: neither a data directory nor a checkpoint root is set")
+			return errors.New("master: neither a data directory nor a checkpoint root is set")
 		}
 		opt.CheckpointRoot = filepath.Join(opt.DataDir, "checkpoints")
 	}
@@ -201,6 +200,15 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 	}
 	if opt.MaxNodeGPUs <= 0 {
 		opt.MaxNodeGPUs = DefaultMaxNodeGPUs
+	}
+	return nil
+}
+
+// New loads the master's state from the store and returns a Master ready
+// to serve; Run starts its loop.
+func New(ctx context.Context, opt Options) (*Master, error) {
+	if err := opt.defaults(); err != nil {
+		return nil, err
 	}
 	m := &Master{
 		st:      opt.Store,
