@@ -1,6 +1,7 @@
 package agentd
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -66,7 +67,7 @@ func straysOf(a *Agent) strays {
 // settle stops the node's stray shims and warns of those it cannot
 // place; called once the agent holds the node (registered).
 func (s strays) settle() {
-	for _, g := range judgeStrays(findShims(), readStateOf, s.node, s.master, s.workDir) {
+	for _, g := range judgeStrays(findShims(), strayFacts{state: readStateOf, alive: processAlive}, s.node, s.master, s.workDir) {
 		tasks, pids := g.describe()
 		switch {
 		case g.stop:
@@ -103,14 +104,24 @@ func (g strayGroup) describe() (tasks []string, pids []int) {
 	return tasks, pids
 }
 
+// strayFacts are what judgeStrays reads of the host: a work directory's
+// state file, and whether a process runs.
+type strayFacts struct {
+	state func(dir string) (stateFile, error)
+	alive func(pid int) bool
+}
+
 // judgeStrays groups the shims by work directory and says which are the
 // node's (name node, master master) from a work directory other than
-// own; state reads a work directory's state file.
-func judgeStrays(shims []strayShim, state func(dir string) (stateFile, error), node, master, own string) []strayGroup {
+// own. Those it cannot place are warned of only when their agent is gone
+// (a live one looks after its own), and never when they are the agent's
+// own: started by it, or adopted from own (their exit file there).
+func judgeStrays(shims []strayShim, f strayFacts, node, master, own string) []strayGroup {
 	byDir := map[string][]strayShim{}
 	var dirs []string
 	for _, sh := range shims {
-		if sh.cmd.AgentPID == os.Getpid() || sh.workDir != "" && sameDir(sh.workDir, own) {
+		if sh.cmd.AgentPID == os.Getpid() || sh.workDir != "" && sameDir(sh.workDir, own) ||
+			sh.workDir == "" && within(sh.cmd.ExitFile, own) {
 			continue
 		}
 		if _, ok := byDir[sh.workDir]; !ok {
@@ -122,13 +133,13 @@ func judgeStrays(shims []strayShim, state func(dir string) (stateFile, error), n
 	var out []strayGroup
 	for _, dir := range dirs {
 		g := strayGroup{workDir: dir, shims: byDir[dir]}
-		if dir == "" {
-			g.unsure = "they run without a fence file, so their agent's work directory and node are unknown"
-			out = append(out, g)
-			continue
+		st, err := stateFile{}, error(nil)
+		if dir != "" {
+			st, err = f.state(dir)
 		}
-		st, err := state(dir)
 		switch {
+		case dir == "":
+			g.unsure = "they run without a fence file, so their agent's work directory and node are unknown"
 		case err != nil:
 			g.unsure = fmt.Sprintf("the work directory's state file cannot be read (%v)", err)
 		case st.Node == "":
@@ -141,6 +152,9 @@ func judgeStrays(shims []strayShim, state func(dir string) (stateFile, error), n
 		default:
 			g.stop = true
 		}
+		if !g.stop && !slices.ContainsFunc(g.shims, func(sh strayShim) bool { return sh.cmd.AgentPID == 0 || !f.alive(sh.cmd.AgentPID) }) {
+			continue // every one's agent runs: not strays
+		}
 		out = append(out, g)
 	}
 	return out
@@ -148,6 +162,19 @@ func judgeStrays(shims []strayShim, state func(dir string) (stateFile, error), n
 
 func readStateOf(dir string) (stateFile, error) {
 	return readState(filepath.Join(dir, StateFileName))
+}
+
+// within reports whether path lies under directory dir.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
+}
+
+// processAlive reports whether a process of id pid runs (a zombie
+// counts: its group may still hold processes).
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return pid > 0 && (err == nil || errors.Is(err, syscall.EPERM))
 }
 
 // sameDir reports whether two paths name one directory.

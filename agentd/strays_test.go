@@ -34,6 +34,10 @@ func TestJudgeStrays(t *testing.T) {
 		}
 		return stateFile{}, errors.New("no such file")
 	}
+	// Agent 1 is gone; agent 2 runs.
+	facts := strayFacts{state: state, alive: func(pid int) bool { return pid == 2 }}
+	liveAgent := func(sh strayShim) strayShim { sh.cmd.AgentPID = 2; return sh }
+	noFence := func(sh strayShim, exit string) strayShim { sh.cmd.ExitFile = exit; return sh }
 	type verdict struct {
 		dir    string
 		pids   []int
@@ -64,6 +68,13 @@ func TestJudgeStrays(t *testing.T) {
 		{name: "a shim without a fence file is warned of",
 			shims: []strayShim{shimIn(10, "", "")},
 			want:  []verdict{{dir: "", pids: []int{10}, unsure: true}}},
+		{name: "the node's shims are stopped though their agent runs (its credential was revoked)",
+			shims: []strayShim{liveAgent(shimIn(10, "/w/n3", "20/0/1"))},
+			want:  []verdict{{dir: "/w/n3", pids: []int{10}, stop: true}}},
+		{name: "shims that cannot be placed but whose agent runs are that agent's business",
+			shims: []strayShim{liveAgent(shimIn(10, "/w/old", "20/0/1")), liveAgent(shimIn(11, "", ""))}},
+		{name: "a shim without a fence file whose exit file is in the own work dir was adopted",
+			shims: []strayShim{noFence(shimIn(10, "", ""), own+"/jobs/20/0/.allot/exit-1-0.json")}},
 		{name: "mixed, grouped by work dir in order",
 			shims: []strayShim{shimIn(13, "/w/old", "1/0/1"), shimIn(10, "/w/n3", "20/0/1"), shimIn(14, "/w/n1", "2/0/1")},
 			want:  []verdict{{dir: "/w/n3", pids: []int{10}, stop: true}, {dir: "/w/old", pids: []int{13}, unsure: true}}},
@@ -71,7 +82,7 @@ func TestJudgeStrays(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var got []verdict
-			for _, g := range judgeStrays(c.shims, state, node, master, own) {
+			for _, g := range judgeStrays(c.shims, facts, node, master, own) {
 				_, pids := g.describe()
 				got = append(got, verdict{dir: g.workDir, pids: pids, stop: g.stop, unsure: g.unsure != ""})
 			}
@@ -87,8 +98,9 @@ func TestJudgeStrays(t *testing.T) {
 func TestJudgeStraysSkipsOwnProcess(t *testing.T) {
 	sh := shimIn(10, "/w/n3", "20/0/1")
 	sh.cmd.AgentPID = os.Getpid()
-	state := func(string) (stateFile, error) { return stateFile{Node: "n3", Master: "m"}, nil }
-	if g := judgeStrays([]strayShim{sh}, state, "n3", "m", "/w/other"); len(g) != 0 {
+	facts := strayFacts{state: func(string) (stateFile, error) { return stateFile{Node: "n3", Master: "m"}, nil },
+		alive: func(int) bool { return false }}
+	if g := judgeStrays([]strayShim{sh}, facts, "n3", "m", "/w/other"); len(g) != 0 {
 		t.Errorf("judgeStrays = %+v, want nothing", g)
 	}
 }
