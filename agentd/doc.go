@@ -178,6 +178,14 @@
 // master's answer leaves that open (the name held), and never otherwise.
 // A registration that succeeds makes the node the agent's again.
 //
+// Once registered, before its first sync, the agent also stops the task
+// shims that an earlier agent of the same node (the same name and master,
+// as that work directory's state file records them) left running from
+// another work directory of the host, found in /proc (strays.go): a
+// takeover on the same machine ended their attempts, and they would share
+// the GPUs the agent hands out. Shims it cannot place are named in an
+// error-level log line.
+//
 // # Restarts
 //
 // The agent records the attempts whose process groups may be alive (task
@@ -292,11 +300,12 @@
 // taken before mu (agent.go). What an earlier agent process left (its
 // attempts to adopt or kill, the ends it could not report) is handled by
 // orphans (adopt.go, state.go, ended.go), a part that holds only the
-// Agent and takes its locks as the Agent's own methods do. So are a
-// registration (registrar, register.go: the request, its retries, what
-// is logged of it; the sync loop's keeps the reason it last logged) and
-// an attempt's metrics file (metricsWatch, metrics.go, which owns the
-// file's offset and its skipped lines).
+// Agent and takes its locks as the Agent's own methods do; what another
+// work directory's agent of the node left, by strays (strays.go), which
+// takes no lock. So are a registration (registrar, register.go: the
+// request, its retries, what is logged of it; the sync loop's keeps the
+// reason it last logged) and an attempt's metrics file (metricsWatch,
+// metrics.go, which owns the file's offset and its skipped lines).
 //
 // # Invariants
 //

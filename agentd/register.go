@@ -63,6 +63,8 @@ func (r *registrar) register(ctx context.Context) error {
 		}
 		a.log.Info("joined the cluster; the node's credential is saved", "file", a.cred.path)
 	}
+	// Before the first sync, so before anything new starts on the GPUs.
+	straysOf(a).settle()
 	a.mu.Lock()
 	(disowner{a}).ownedAgainLocked()
 	a.registered = true

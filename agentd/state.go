@@ -34,9 +34,15 @@ const stateVersion = 1
 // stateFile is what the agent persists so that its successor can find the
 // process groups it leaves behind.
 type stateFile struct {
-	Version  int           `json:"version"`
-	AgentPID int           `json:"agent_pid"`
-	BootID   string        `json:"boot_id,omitempty"`
+	Version  int    `json:"version"`
+	AgentPID int    `json:"agent_pid"`
+	BootID   string `json:"boot_id,omitempty"`
+	// Node and Master name the node the agent registers as and its
+	// master's URL, so that an agent that later holds the node on
+	// another work directory of the host knows the shims still running
+	// from this one for its own (strays.go); "" in older files.
+	Node     string        `json:"node,omitempty"`
+	Master   string        `json:"master,omitempty"`
 	Attempts []stateRecord `json:"attempts"`
 }
 
@@ -213,7 +219,8 @@ func (o orphans) recoverOrphans() ([]*attempt, error) {
 	a.ended = ended
 	a.mu.Unlock()
 	sortRecords(recs)
-	return adopted, writeState(path, stateFile{Version: stateVersion, AgentPID: os.Getpid(), BootID: boot, Attempts: recs})
+	return adopted, writeState(path, stateFile{Version: stateVersion, AgentPID: os.Getpid(), BootID: boot,
+		Node: a.cfg.Name, Master: a.conn.base, Attempts: recs})
 }
 
 // killOrphan kills a recorded group that is provably the attempt's.
@@ -349,7 +356,8 @@ func (a *Agent) persist() {
 	}
 	a.mu.Unlock()
 	sortRecords(recs)
-	st := stateFile{Version: stateVersion, AgentPID: os.Getpid(), BootID: a.bootID, Attempts: recs}
+	st := stateFile{Version: stateVersion, AgentPID: os.Getpid(), BootID: a.bootID,
+		Node: a.cfg.Name, Master: a.conn.base, Attempts: recs}
 	if err := writeState(filepath.Join(a.cfg.WorkDir, StateFileName), st); err != nil {
 		// The running tasks are unaffected; only a successor after a
 		// crash could miss an orphan, so this is loud but not fatal.

@@ -39,6 +39,10 @@ func (ag *agents) joined(r *http.Request, name string, was *mnode, seen time.Tim
 		ag.m.lock()
 		state := string(was.rec.State)
 		was.joinedBy, was.joinedAt = infoOf(r).cred.ID, now
+		was.joinedFence = time.Time{}
+		if was.rec.State == store.NodeLost && !was.lostAt.IsZero() {
+			was.joinedFence = was.lostAt.Add(ag.m.cfg.LostNodeGrace)
+		}
 		ag.m.unlock()
 		how = fmt.Sprintf("was %s, last seen %s", state, seenAgo(now, seen))
 	}
@@ -62,14 +66,22 @@ func (ag *agents) joined(r *http.Request, name string, was *mnode, seen time.Tim
 // notRunReason says why an attempt the agent of node does not run ended:
 // after a takeover by join token joined at at (0: none), that a new host
 // took the name, so that its user does not read that the node lost the
-// work on its own (trial 2026-11-29a A7); the old host's agent kills the
-// attempt if it comes back, as its credential was revoked.
-func notRunReason(node string, attempt int, joined int64, at time.Time) string {
+// work on its own (trial 2026-11-29a A7), and what stops the attempt's
+// processes should the old host still run them: its task shim's own
+// fence at fence, the end of lost_node_grace (zero: not said), the new
+// agent at once when on the same host (agentd/strays.go), and the old host's
+// agent, its credential revoked, if it comes back (trial 2026-11-29b B13).
+func notRunReason(node string, attempt int, joined int64, at, fence time.Time) string {
 	if joined == 0 {
 		return fmt.Sprintf("node %s does not run attempt %d", node, attempt)
 	}
+	stops := ""
+	if !fence.IsZero() {
+		stops = fmt.Sprintf("its task shim's fence stops it at %s (the end of lost_node_grace, then the pool's grace), ", msgTime(fence))
+	}
 	return fmt.Sprintf("node %s was taken over at %s by a new agent with join token %d, which does not run attempt %d; "+
-		"the old host's agent, its credential revoked, stops it if it comes back", node, msgTime(at), joined, attempt)
+		"if the old host still runs it, the new agent stops it at once when on the same host, %s"+
+		"and the old host's agent, its credential revoked, stops it if it comes back", node, msgTime(at), joined, attempt, stops)
 }
 
 // settleMissing ends as lost the attempts that the agent does not run: those
@@ -94,10 +106,10 @@ func (ag *agents) settleMissing(ctx context.Context, n *mnode, runs map[agent.Ta
 		}
 	}
 	n.reconcile = nil
-	joined, at := n.joinedBy, n.joinedAt
-	n.joinedBy = 0
+	joined, at, fence := n.joinedBy, n.joinedAt, n.joinedFence
+	n.joinedBy, n.joinedFence = 0, time.Time{}
 	for _, t := range lost {
-		if err := ag.loseAttempt(ctx, t, notRunReason(n.rec.Name, t.rec.Attempt, joined, at), store.CauseNotRun); err != nil {
+		if err := ag.loseAttempt(ctx, t, notRunReason(n.rec.Name, t.rec.Attempt, joined, at, fence), store.CauseNotRun); err != nil {
 			return err
 		}
 	}

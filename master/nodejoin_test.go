@@ -102,9 +102,11 @@ func TestJoinTokenTakeoverLease(t *testing.T) {
 			}
 		}
 	})
+	var heldTo time.Time // the end of the held attempt's lost_node_grace
 	t.Run("taken once the node is lost", func(t *testing.T) {
 		h.clock.Advance(31 * time.Second)
 		h.m.Tick(h.ctx)
+		heldTo = h.clock.Now().Add(5 * time.Minute)
 		if _, err := fresh.Register(h.ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -119,6 +121,13 @@ func TestJoinTokenTakeoverLease(t *testing.T) {
 		if a.EndState != "lost" || !strings.Contains(a.Reason, "node n1 was taken over at ") ||
 			!strings.Contains(a.Reason, "by a new agent with join token ") {
 			t.Fatalf("attempt %+v, want it lost, saying the node was taken over", a)
+		}
+		// What stops the old host's processes, and when (trial 2026-11-29b B13).
+		for _, want := range []string{"the new agent stops it at once when on the same host",
+			"its task shim's fence stops it at " + msgTime(heldTo) + " (the end of lost_node_grace"} {
+			if !strings.Contains(a.Reason, want) {
+				t.Errorf("reason %q, want it to say %q", a.Reason, want)
+			}
 		}
 	})
 }

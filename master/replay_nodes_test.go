@@ -148,6 +148,9 @@ func (d *replayDriver) nodes(t *testing.T, now float64, early bool) {
 		case d.downs[k] == 1 && dn.back > 0 && dn.back <= now+1e-9:
 			d.downs[k], d.down[i] = 2, false
 			ag.Master = d.h.srv.URL // the master may have restarted since
+			if dn.takeover {
+				d.takeOver(ag)
+			}
 			if _, err := ag.Register(d.h.ctx); err != nil {
 				t.Fatal(err)
 			}

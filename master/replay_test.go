@@ -205,6 +205,10 @@ type rdown struct {
 	// mid, for a drain or a return, makes it while the core plans the
 	// first pass of its instant's settling (replay_midsettle_test.go).
 	mid bool
+	// takeover, for a loss with a back, makes the return a new agent's
+	// that takes the node over with the join token, running none of the
+	// held attempts (replay_takeover_test.go).
+	takeover bool
 }
 
 // replayNodes are nodes of mixed sizes.

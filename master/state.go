@@ -242,6 +242,10 @@ type mnode struct {
 	// settled what the old host ran (settleMissing); 0 otherwise.
 	joinedBy int64
 	joinedAt time.Time
+	// joinedFence is when the old host's task shims stop a held attempt
+	// by their own fence (the end of lost_node_grace), for the reason
+	// of the attempts the takeover ends; zero when the node was not lost.
+	joinedFence time.Time
 	// exitsHeld are the attempts its last sync said had exited, their
 	// exit reports held back (api.Sync.Exited): none is to be killed.
 	exitsHeld map[agent.TaskID]bool

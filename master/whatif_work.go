@@ -467,16 +467,17 @@ func (h *historyEvents) simAttempt(atts []store.Attempt, a store.Attempt) int {
 }
 
 // lostOnUpNode says whether attempt a ended lost, its agent not running
-// it, with no node of its placement lost from its start to its end: the
-// simulator's EventAttemptLost (a loss on a lost node's return is the
-// node's). One that continues a move or resize is the same attempt to
-// the simulator, whose re-placement's landing promises the loss again
-// (sim's relanded).
+// it, at a sync of its node (so with the node up): the simulator's
+// EventAttemptLost. Its node may have been lost while it ran, the attempt
+// held through the loss (lost_node_grace): at the node's return its agent
+// did not list it, as after a takeover by a join token (a new agent on
+// the name, trial 2026-11-29b B14) or a reboot within the grace; the
+// simulator's node_up brings a held attempt back running, and this loss
+// ends it there as live. One that continues a move or resize is the same
+// attempt to the simulator, whose re-placement's landing promises the
+// loss again (sim's relanded).
 func (h *historyEvents) lostOnUpNode(a store.Attempt) bool {
-	if !h.notRun[attemptKey{a.JobID, a.Index, a.Number}] || a.EndState != store.AttemptLost {
-		return false
-	}
-	return !h.nodeLostUnder(a)
+	return h.notRun[attemptKey{a.JobID, a.Index, a.Number}] && a.EndState == store.AttemptLost
 }
 
 // nodeLostUnder says whether a node of attempt a's placement was lost

@@ -264,6 +264,16 @@ func (a *Agent) Restart() {
 	a.seq, a.pending, a.running = 0, nil, nil
 }
 
+// NewHost forgets everything and the node's credential, as an agent
+// started on a new work directory (or machine) that registers next with
+// its join token (Token) and takes the node over: the old attempts are
+// not its own.
+func (a *Agent) NewHost() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.seq, a.pending, a.running, a.exited, a.cred = 0, nil, nil, nil, ""
+}
+
 // Leave makes every sync from now on say that the agent is leaving
 // (api.Sync.Leaving), as agentd's do once it shuts down, and Final once
 // it runs nothing: the test ends the attempts (Exit), as agentd stops
