@@ -26,6 +26,7 @@ func TestUsageAndHistory(t *testing.T) {
 	h.step()
 	h.sync(a, a)
 	h.clock.Advance(30 * time.Minute)
+	h.as("ana") // a user with no usage; one that does not exist is a 400 (TestUnknownUserFilter)
 
 	tests := []struct {
 		name, query string
