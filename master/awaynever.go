@@ -108,8 +108,8 @@ func countedBack(s *sched.Snapshot, e *sched.Job, nodes []awayNode, never error)
 		plural.Count(ie.Need, "slot"), pool, ie.Max, what, with), true
 }
 
-// backNames names the nodes whose return would not help: "n1", "n1 and
-// n2", "n1, n2, n3 and 2 more".
+// backNames names away nodes, the first three and how many more: "n1",
+// "n1 and n2", "n1, n2, n3 and 2 more".
 func backNames(nodes []awayNode) string {
 	var names []string
 	for i, a := range nodes {

@@ -204,15 +204,7 @@ func returnPhrase(away []awayNode) string {
 	if len(away) == 1 {
 		return away[0].name + " to come back"
 	}
-	var names []string
-	for i, a := range away {
-		if i == 3 {
-			names = append(names, fmt.Sprintf("%d more", len(away)-3))
-			break
-		}
-		names = append(names, a.name)
-	}
-	return "nodes " + andList(names) + " to come back"
+	return "nodes " + backNames(away) + " to come back"
 }
 
 // noNodeUp is the counterfactual of a job whose pool has no node up at
