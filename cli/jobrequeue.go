@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/client"
+	"github.com/allot-sched/allot/plural"
+)
+
+// allot job requeue [--hold]: Slurm's scontrol requeue and requeuehold,
+// Run:ai's suspend (with allot job release, resume), Determined's pause.
+
+func newJobRequeueCmd() *cobra.Command {
+	var out outputFlag
+	var hold bool
+	cmd := &cobra.Command{
+		Use:               "requeue ID [ID...]",
+		Short:             "Stop running jobs at a checkpoint and queue them again (--hold: suspend)",
+		Example:           "  allot job requeue 12\n  allot job requeue --hold 12 13   # suspend; allot job release 12 13 resumes",
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: completeJobID,
+		RunE:              func(cmd *cobra.Command, args []string) error { return runRequeues(cmd, &out, args, hold) },
+		SuggestFor:        []string{"suspend", "pause", "requeuehold"},
+	}
+	cmd.Long = `Requeue jobs: each running or starting task is asked to checkpoint and
+stop exactly as a preemption asks (SIGTERM and the preempt file, with
+its pool's grace before SIGKILL), then waits in the queue again and
+resumes from its checkpoint: its CHECKPOINT_ROOT/JOB/TASK directory is
+the same. The job keeps its ID, job file and submission time. Use it to
+move a job off a sick node, or to make room for other work.
+
+With --hold the job is also held at once (allot job hold): once its
+tasks have checkpointed they wait until allot job release ID, which is
+suspend and resume. A queued job has nothing to requeue: the command
+says so and succeeds (with --hold it holds the job). An ended job is
+refused, and so is a job whose exit actions would fail its task rather
+than requeue it (on_preempt: fail, or max_retries reached): a requeue
+counts as a requeue there, as a preemption does. A job that is not
+preemptible may be requeued too: that is its owner's choice. No
+preemption budget is charged. A job's owner, its project's lead and
+admins may requeue it; allot job events and allot job show say who did
+and when. A job that cannot be requeued is reported, the others are
+still requeued, and the command then exits 1.`
+	cmd.Flags().BoolVarP(&hold, "hold", "H", false, "also hold the job: it waits after its checkpoint until allot job release (suspend)")
+	out.register(cmd)
+	return cmd
+}
+
+// runRequeues requeues the jobs of args one request each, going on past
+// the ones the master refuses, and fails at the end if any was refused.
+func runRequeues(cmd *cobra.Command, out *outputFlag, args []string, hold bool) error {
+	if err := out.check(); err != nil {
+		return err
+	}
+	ids, err := parseJobIDs(args)
+	if err != nil {
+		return err
+	}
+	c, err := newClient(cmd)
+	if err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	structured := out.format == outputJSON || out.format == outputYAML
+	replies := []api.RequeueReply{}
+	var failed int
+	for _, id := range ids {
+		r, err := requeueOne(cmd, c, id, hold)
+		if err != nil && len(ids) == 1 {
+			return err
+		}
+		if err != nil {
+			fmt.Fprintln(cmd.ErrOrStderr(), "allot:", fmt.Errorf("job %d: %w", id, err))
+			failed++
+			continue
+		}
+		replies = append(replies, r)
+		if !structured {
+			if err := printRequeued(w, r, hold); err != nil {
+				return err
+			}
+		}
+	}
+	if structured {
+		var v any = replies
+		if len(ids) == 1 {
+			v = replies[0]
+		}
+		if _, err := out.structured(w, v); err != nil {
+			return err
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%s of %d not requeued", plural.Count(failed, "job"), len(ids))
+	}
+	return nil
+}
+
+func requeueOne(cmd *cobra.Command, c *client.Client, id int64, hold bool) (api.RequeueReply, error) {
+	ctx, cancel := requestContext(cmd)
+	defer cancel()
+	return c.Requeue(ctx, id, hold)
+}
+
+// printRequeued says what a requeue did.
+func printRequeued(w io.Writer, r api.RequeueReply, hold bool) error {
+	j := r.Job
+	var err error
+	switch {
+	case r.Requeued > 0 && r.Held:
+		_, err = fmt.Fprintf(w, "job %d (%s): %s checkpointing, then held; allot job release %d resumes it\n",
+			j.ID, j.Name, plural.Count(r.Requeued, "task"), j.ID)
+	case r.Requeued > 0:
+		_, err = fmt.Fprintf(w, "job %d (%s): %s checkpointing; it waits in the queue again and resumes from its checkpoint\n",
+			j.ID, j.Name, plural.Count(r.Requeued, "task"))
+	case r.Held:
+		_, err = fmt.Fprintf(w, "job %d (%s): nothing running to requeue; held; allot job release %d lets it start\n", j.ID, j.Name, j.ID)
+	case hold && j.Held != nil:
+		_, err = fmt.Fprintf(w, "job %d (%s): nothing running to requeue; already held by %s\n", j.ID, j.Name, j.Held.By)
+	default:
+		_, err = fmt.Fprintf(w, "job %d (%s): nothing running to requeue: %s\n", j.ID, j.Name, j.ShownState())
+	}
+	return err
+}
