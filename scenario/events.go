@@ -45,6 +45,9 @@ func (p eventParser) event(raw *yaml.Node, i int, checkJobs bool) Event {
 	}
 	var actions []EventKind
 	for _, k := range eventKinds {
+		if k == EventHold && f.Has(string(EventRequeue)) {
+			continue // a requeue's hold: true (action)
+		}
 		if f.Has(string(k)) {
 			actions = append(actions, k)
 		}
@@ -99,9 +102,12 @@ func (p eventParser) action(f *yamlfield.Fields, e *Event, checkJobs bool) {
 		}
 		return
 	}
-	if e.Kind == EventKill || e.Kind == EventHold || e.Kind == EventRelease {
+	if e.Kind == EventKill || e.Kind == EventHold || e.Kind == EventRelease || e.Kind == EventRequeue {
 		if yamlfield.Field(f, key, &e.Job, name) {
 			p.checkEventJob(f.Lookup(key), path, e.Job, checkJobs)
+		}
+		if e.Kind == EventRequeue {
+			yamlfield.Field(f, "hold", &e.Hold, yamlfield.Boolean)
 		}
 		return
 	}
