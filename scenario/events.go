@@ -45,12 +45,13 @@ func (p eventParser) event(raw *yaml.Node, i int, checkJobs bool) Event {
 	}
 	var actions []EventKind
 	for _, k := range eventKinds {
-		if k == EventHold && f.Has(string(EventRequeue)) {
-			continue // a requeue's hold: true (action)
-		}
 		if f.Has(string(k)) {
 			actions = append(actions, k)
 		}
+	}
+	if slices.Contains(actions, EventRequeue) {
+		// hold: true is then the requeue's (action), not an action.
+		actions = slices.DeleteFunc(actions, func(k EventKind) bool { return k == EventHold })
 	}
 	switch len(actions) {
 	case 0:
