@@ -207,3 +207,23 @@ func requeuedEnd(reason string) (ended, then string) {
 // requeuedTask reports whether reason is a requeued task's (requeueReason,
 // requeuedEnd).
 func requeuedTask(reason string) bool { return strings.HasPrefix(reason, requeuedLead) }
+
+// requeuedView is requeued attempt a, by its preempting event d (the
+// requeue's), for the explanation.
+func requeuedView(a store.Attempt, d store.Event) api.Preemption {
+	return api.Preemption{Task: a.Index, Attempt: a.Number, At: a.EndedAt.UTC(), Why: d.Reason}
+}
+
+// requeuedSentence says who requeued a job's attempts and when, apart
+// from its preemptions: " Its task 0 was requeued by ana at 2026-05-01
+// 12:00 UTC (attempt 1)." "" for none.
+func requeuedSentence(rs []api.Preemption) string {
+	if len(rs) == 0 {
+		return ""
+	}
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = fmt.Sprintf("task %d was %s (attempt %d)", r.Task, r.Why, r.Attempt)
+	}
+	return " Its " + strings.Join(parts, "; its ") + ", and resumes from its checkpoint."
+}

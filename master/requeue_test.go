@@ -51,8 +51,18 @@ func TestRequeueResumes(t *testing.T) {
 	}
 	a.Exit(tid(id, 0, 1), agent.OutcomePreempted, 0)
 	h.sync(a)
-	if st := h.taskState(id, 0); st != store.TaskQueued && st != store.TaskStarting {
-		t.Fatalf("task after its checkpoint: %s, want waiting again (or started anew)", st)
+	if st := h.taskState(id, 0); st != store.TaskQueued {
+		t.Fatalf("task after its checkpoint: %s, want waiting again", st)
+	}
+	wantReason := "requeued by ana at 2026-05-01 12:00 UTC, waiting to resume from its checkpoint"
+	if j := h.job(id); j.Reason != wantReason {
+		t.Errorf("job reason %q, want %q", j.Reason, wantReason)
+	}
+	var x api.Explanation
+	if code := h.doAs(ana, "GET", fmt.Sprintf("/api/v1/jobs/%d/explain", id), nil, &x); code != http.StatusOK ||
+		!strings.Contains(x.Summary, "Its task 0 was requeued by ana at 2026-05-01 12:00 UTC (attempt 1)") ||
+		strings.Contains(x.Summary, "preempted") {
+		t.Errorf("explain: %d %q; want it to say who requeued it, and no preemption", code, x.Summary)
 	}
 	h.step()
 	h.sync(a)
