@@ -19,3 +19,21 @@ type RequeueReply struct {
 	Requeued int  `json:"requeued"`
 	Held     bool `json:"held_now,omitempty"`
 }
+
+// RequeueJobs is the body of POST /api/v1/jobs/requeue: the jobs to
+// requeue in one step, held too where Hold says so.
+type RequeueJobs struct {
+	IDs  []int64 `json:"ids"`
+	Hold bool    `json:"hold,omitempty"`
+}
+
+// RequeueResult is what POST /api/v1/jobs/requeue did to one job of its
+// list, in the list's order: Reply when it was done (or there was
+// nothing to requeue), else Status and Error, as the request for that
+// job alone would have answered.
+type RequeueResult struct {
+	ID     int64         `json:"id"`
+	Reply  *RequeueReply `json:"reply,omitempty"`
+	Status int           `json:"status,omitempty"`
+	Error  string        `json:"error,omitempty"`
+}

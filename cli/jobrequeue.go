@@ -43,14 +43,15 @@ counts as a requeue there, as a preemption does. A job that is not
 preemptible may be requeued too: that is its owner's choice. No
 preemption budget is charged. A job's owner, its project's lead and
 admins may requeue it; allot job events and allot job show say who did
-and when. A job that cannot be requeued is reported, the others are
-still requeued, and the command then exits 1.`
+and when. Several IDs are requeued in one request; a job that cannot be
+requeued is reported, the others are still requeued, and the command
+then exits 1.`
 	cmd.Flags().BoolVarP(&hold, "hold", "H", false, "also hold the job: it waits after its checkpoint until allot job release (suspend)")
 	out.register(cmd)
 	return cmd
 }
 
-// runRequeues requeues the jobs of args one request each, going on past
+// runRequeues requeues the jobs of args, going on past
 // the ones the master refuses, and fails at the end if any was refused.
 func runRequeues(cmd *cobra.Command, out *outputFlag, args []string, hold bool) error {
 	if err := out.check(); err != nil {
@@ -64,23 +65,23 @@ func runRequeues(cmd *cobra.Command, out *outputFlag, args []string, hold bool) 
 	if err != nil {
 		return err
 	}
+	results, err := requeues(cmd, c, ids, hold)
+	if err != nil {
+		return err
+	}
 	w := cmd.OutOrStdout()
 	structured := out.format == outputJSON || out.format == outputYAML
 	replies := []api.RequeueReply{}
 	var failed int
-	for _, id := range ids {
-		r, err := requeueOne(cmd, c, id, hold)
-		if err != nil && len(ids) == 1 {
-			return err
-		}
-		if err != nil {
-			fmt.Fprintln(cmd.ErrOrStderr(), "allot:", fmt.Errorf("job %d: %w", id, err))
+	for _, x := range results {
+		if x.Reply == nil {
+			fmt.Fprintln(cmd.ErrOrStderr(), "allot:", fmt.Errorf("job %d: %w", x.ID, &client.Error{Status: x.Status, Message: x.Error}))
 			failed++
 			continue
 		}
-		replies = append(replies, r)
+		replies = append(replies, *x.Reply)
 		if !structured {
-			if err := printRequeued(w, r, hold); err != nil {
+			if err := printRequeued(w, *x.Reply, hold); err != nil {
 				return err
 			}
 		}
@@ -100,10 +101,20 @@ func runRequeues(cmd *cobra.Command, out *outputFlag, args []string, hold bool) 
 	return nil
 }
 
-func requeueOne(cmd *cobra.Command, c *client.Client, id int64, hold bool) (api.RequeueReply, error) {
+// requeues sends one job's requeue alone, whose refusal is the command's
+// error, and several in one request (no pass between them), each with
+// its result.
+func requeues(cmd *cobra.Command, c *client.Client, ids []int64, hold bool) ([]api.RequeueResult, error) {
 	ctx, cancel := requestContext(cmd)
 	defer cancel()
-	return c.Requeue(ctx, id, hold)
+	if len(ids) > 1 {
+		return c.RequeueJobs(ctx, ids, hold)
+	}
+	r, err := c.Requeue(ctx, ids[0], hold)
+	if err != nil {
+		return nil, err
+	}
+	return []api.RequeueResult{{ID: ids[0], Reply: &r}}, nil
 }
 
 // printRequeued says what a requeue did.

@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -32,6 +35,33 @@ func (f *fakeMaster) requeueOne(j *api.Job, r *http.Request) (any, int) {
 	}
 	out.Job = *j
 	return out, 200
+}
+
+// requeueJobs is POST /jobs/requeue: a result each.
+func (f *fakeMaster) requeueJobs(w http.ResponseWriter, r *http.Request) {
+	var req api.RequeueJobs
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.IDs) == 0 {
+		reply(w, 400, api.Error{Error: "ids: expected 1 to 1000 job IDs", Field: "ids"})
+		return
+	}
+	res := make([]api.RequeueResult, len(req.IDs))
+	for n, id := range req.IDs {
+		res[n].ID = id
+		i := slices.IndexFunc(f.jobs, func(j api.Job) bool { return j.ID == id })
+		if i < 0 {
+			res[n].Status, res[n].Error = 404, fmt.Sprintf("job %d does not exist", id)
+			continue
+		}
+		body, _ := json.Marshal(api.Requeue{Hold: req.Hold})
+		v, status := f.requeueOne(&f.jobs[i], httptest.NewRequest("POST", "/", bytes.NewReader(body)))
+		if status != 200 {
+			res[n].Status, res[n].Error = status, v.(api.Error).Error
+			continue
+		}
+		x := v.(api.RequeueReply)
+		res[n].Reply = &x
+	}
+	reply(w, 200, res)
 }
 
 // TestJobRequeue: allot job requeue says what it did for a running job,

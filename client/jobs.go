@@ -199,6 +199,14 @@ func (c *Client) Requeue(ctx context.Context, id int64, hold bool) (api.RequeueR
 	return r, err
 }
 
+// RequeueJobs requeues a list of jobs in one step (held too where hold
+// says so) and returns each job's result in the list's order.
+func (c *Client) RequeueJobs(ctx context.Context, ids []int64, hold bool) ([]api.RequeueResult, error) {
+	var rs []api.RequeueResult
+	err := c.tr.do(ctx, http.MethodPost, "/jobs/requeue", nil, api.RequeueJobs{IDs: ids, Hold: hold}, &rs)
+	return rs, err
+}
+
 // HoldJobs holds (hold true) or releases a list of jobs in one step and
 // returns each job's result in the list's order.
 func (c *Client) HoldJobs(ctx context.Context, ids []int64, hold bool) ([]api.HoldResult, error) {

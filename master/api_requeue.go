@@ -74,6 +74,63 @@ func (ja *jobsAPI) handleRequeueJob(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, api.RequeueReply{Job: ja.redactorFor(r).job(view), Requeued: n, Held: held})
 }
 
+// handleRequeueJobs requeues a list of jobs in one step (POST
+// /jobs/requeue), as POST /jobs/kill kills one: each checked as the
+// request for it alone is, all under one hold of the master's lock, so
+// that no pass runs between two of them, each with its own result.
+func (ja *jobsAPI) handleRequeueJobs(w http.ResponseWriter, r *http.Request) {
+	var req api.RequeueJobs
+	if err := decodeBody(w, r, &req); err != nil {
+		ja.fail(w, err)
+		return
+	}
+	if len(req.IDs) == 0 || len(req.IDs) > maxKillJobs {
+		writeError(w, http.StatusBadRequest, "ids", "ids: expected 1 to %d job IDs, got %d", maxKillJobs, len(req.IDs))
+		return
+	}
+	res := make([]api.RequeueResult, len(req.IDs))
+	n := make([]int, len(req.IDs))
+	held := make([]bool, len(req.IDs))
+	ok := make([]bool, len(req.IDs))
+	for i, id := range req.IDs {
+		res[i].ID = id
+		if err := ja.m.access.mayKillJob(r, id); err != nil {
+			res[i].Status, res[i].Error = killError(ja.m, err)
+			continue
+		}
+		ok[i] = true
+	}
+	by := holderOf(r)
+	ja.m.lock()
+	for i, id := range req.IDs {
+		if !ok[i] {
+			continue
+		}
+		var err error
+		if n[i], held[i], err = requeueLocked(r.Context(), ja, id, req.Hold, by); err != nil {
+			ok[i] = false
+			res[i].Status, res[i].Error = killError(ja.m, err)
+		}
+	}
+	ja.m.unlock()
+	var done []string
+	for i, id := range req.IDs {
+		if !ok[i] {
+			done = append(done, fmt.Sprintf("%d: refused (%d)", id, res[i].Status))
+			continue
+		}
+		done = append(done, fmt.Sprintf("%d: %s", id, requeueDetail(n[i], held[i], req.Hold)))
+		view, err := ja.job(r.Context(), id, ja.asOf())
+		if err != nil {
+			res[i].Status, res[i].Error = killError(ja.m, fmt.Errorf("requeued, but reading it back: %w", err))
+			continue
+		}
+		res[i].Reply = &api.RequeueReply{Job: ja.redactorFor(r).job(view), Requeued: n[i], Held: held[i]}
+	}
+	noteAudit(r.Context(), "%s", strings.Join(done, "; "))
+	writeJSON(w, http.StatusOK, res)
+}
+
 // requeueDetail is the audit entry's account of a requeue.
 func requeueDetail(n int, held, hold bool) string {
 	d := "requeued " + plural.Count(n, "task")

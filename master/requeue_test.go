@@ -199,6 +199,38 @@ func TestRequeueRefusals(t *testing.T) {
 	}
 }
 
+// TestRequeueList: POST /jobs/requeue requeues a list, each job with its
+// own result, held too with hold; an empty list is a 400.
+func TestRequeueList(t *testing.T) {
+	h := newHarness(t)
+	a := h.agent("n1", 2)
+	running := h.submit(jobSpec("running", 2, ""))
+	h.step()
+	h.sync(a)
+	queued := h.submit(jobSpec("queued", 2, ""))
+	var res []api.RequeueResult
+	ids := []int64{running, queued, 999}
+	if code := h.do("POST", "/api/v1/jobs/requeue", api.RequeueJobs{IDs: ids, Hold: true}, &res); code != http.StatusOK || len(res) != 3 {
+		t.Fatalf("POST /jobs/requeue: %d, %d results", code, len(res))
+	}
+	for i, want := range []int{1, 0} {
+		t.Run(fmt.Sprintf("job %d", ids[i]), func(t *testing.T) {
+			if r := res[i].Reply; r == nil || r.Requeued != want || !r.Held || r.Job.Held == nil {
+				t.Fatalf("result %+v, want %d requeued and held", res[i], want)
+			}
+		})
+	}
+	if res[2].Status != http.StatusNotFound {
+		t.Errorf("no such job: %+v, want 404", res[2])
+	}
+	if e := h.newestAudit("POST /api/v1/jobs/requeue"); !strings.Contains(e.Detail, fmt.Sprintf("%d: requeued 1 task; held", running)) {
+		t.Errorf("audit: %q", e.Detail)
+	}
+	if code := h.do("POST", "/api/v1/jobs/requeue", api.RequeueJobs{}, nil); code != http.StatusBadRequest {
+		t.Errorf("an empty list: %d, want 400", code)
+	}
+}
+
 // checkpointDir is task 0's checkpoint directory of job id, as stored.
 func (h *harness) checkpointDir(id int64) string {
 	h.t.Helper()
