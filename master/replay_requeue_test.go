@@ -35,7 +35,20 @@ func requeueCases() []replayCase {
 	return []replayCase{
 		{name: "fifo-requeue", config: fifo, checkpoint: 5, nodes: replayNodes, jobs: jobs()},
 		{name: "fifo-requeue-restart", config: fifo, checkpoint: 5, nodes: replayNodes, restarts: []float64{32, 70}, jobs: jobs()},
+		// The same jobs with time limits in a backfill pool, whose
+		// reservations read the requeued tasks' checkpoints: b's, held,
+		// holds n2 until it lands at 35.
+		{name: "backfill-requeue", config: "pools:\n  - {name: default, policy: backfill}\n", checkpoint: 5, nodes: replayNodes,
+			jobs: limited(jobs())},
 	}
+}
+
+// limited gives each job a time limit of twice its run.
+func limited(js []rjob) []rjob {
+	for i := range js {
+		js[i].extra = `, "time_limit": ` + strconv.Itoa(int(2*js[i].run))
+	}
+	return js
 }
 
 // TestReplayRequeues: the cases replay byte for byte, batched and live,
