@@ -39,6 +39,11 @@ func TestRequeueResumes(t *testing.T) {
 	if st := h.taskState(id, 0); st != store.TaskPreempting {
 		t.Fatalf("task after the requeue: %s, want preempting", st)
 	}
+	var x0 api.Explanation
+	if code := h.doAs(ana, "GET", fmt.Sprintf("/api/v1/jobs/%d/explain", id), nil, &x0); code != http.StatusOK ||
+		!strings.Contains(x0.Summary, "It is being requeued: requeued by ana at 2026-05-01 12:00 UTC; checkpointing since") {
+		t.Errorf("explain while it checkpoints: %d %q", code, x0.Summary)
+	}
 	h.sync(a)
 	var preempt *api.Command
 	for _, c := range a.Commands() {
