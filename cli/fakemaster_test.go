@@ -104,6 +104,8 @@ func newFakeMaster(t *testing.T) *fakeMaster {
 	mux.HandleFunc("POST /api/v1/jobs/kill", f.killJobs)
 	mux.HandleFunc("POST /api/v1/jobs/{id}/hold", f.withJob(f.holdOne(true))) // jobhold_test.go
 	mux.HandleFunc("POST /api/v1/jobs/{id}/release", f.withJob(f.holdOne(false)))
+	mux.HandleFunc("POST /api/v1/jobs/{id}/requeue", f.withJob(f.requeueOne)) // jobrequeue_test.go
+	mux.HandleFunc("POST /api/v1/jobs/requeue", f.requeueJobs)
 	mux.HandleFunc("POST /api/v1/jobs/hold", f.holdJobs(true))
 	mux.HandleFunc("POST /api/v1/jobs/release", f.holdJobs(false))
 	mux.HandleFunc("POST /api/v1/tokens", func(w http.ResponseWriter, r *http.Request) {

@@ -336,7 +336,7 @@ allot job ID is allot job show ID, with the same -o.`,
 		SuggestionsMinimumDistance: 2,
 	}
 	showsID(cmd, show)
-	cmd.AddCommand(listAlias(newJobsCmd(), "jobs"), newJobKillCmd(), newJobHoldCmd(), newJobReleaseCmd(), newJobLogsCmd(), newJobSetPriorityCmd(), newJobSetWeightCmd(), newJobUpdateCmd(),
+	cmd.AddCommand(listAlias(newJobsCmd(), "jobs"), newJobKillCmd(), newJobHoldCmd(), newJobReleaseCmd(), newJobRequeueCmd(), newJobLogsCmd(), newJobSetPriorityCmd(), newJobSetWeightCmd(), newJobUpdateCmd(),
 		newJobEventsCmd())
 	return cmd
 }

@@ -189,6 +189,24 @@ func (c *Client) Release(ctx context.Context, id int64) (api.HoldReply, error) {
 	return r, err
 }
 
+// Requeue requeues a running or starting job (POST /jobs/{id}/requeue):
+// its tasks checkpoint, as a preemption asks, and wait again to resume
+// from their checkpoints; hold holds the job too, until Release.
+// Requeued 0 says it had nothing running or starting.
+func (c *Client) Requeue(ctx context.Context, id int64, hold bool) (api.RequeueReply, error) {
+	var r api.RequeueReply
+	err := c.tr.do(ctx, http.MethodPost, jobPath(id)+"/requeue", nil, api.Requeue{Hold: hold}, &r)
+	return r, err
+}
+
+// RequeueJobs requeues a list of jobs in one step (held too where hold
+// says so) and returns each job's result in the list's order.
+func (c *Client) RequeueJobs(ctx context.Context, ids []int64, hold bool) ([]api.RequeueResult, error) {
+	var rs []api.RequeueResult
+	err := c.tr.do(ctx, http.MethodPost, "/jobs/requeue", nil, api.RequeueJobs{IDs: ids, Hold: hold}, &rs)
+	return rs, err
+}
+
 // HoldJobs holds (hold true) or releases a list of jobs in one step and
 // returns each job's result in the list's order.
 func (c *Client) HoldJobs(ctx context.Context, ids []int64, hold bool) ([]api.HoldResult, error) {

@@ -33,6 +33,7 @@ type Cluster struct {
 	allocTask []int32
 	freedRecs []Freed  // Observe's scratch
 	retimed   []int32  // Observe's scratch (EventTimeLimit)
+	requeued  []int32  // Observe's scratch (EventRequeue)
 	kills     kills    // killing.go's
 	ended     []int32  // Observe's scratch: jobs a node loss ended
 	nodes     nodeBook // the nodes that are down or drained (nodes.go)

@@ -114,6 +114,12 @@ const (
 	// the master refuses it.
 	EventHold
 	EventRelease
+	// EventRequeue asks Job's running tasks to checkpoint and stop as a
+	// preemption does (onrequeue.go), to wait again once their
+	// checkpoints land (EventLanded); with Hold the job is held too.
+	// A requeue the master refuses (RequeueRefused, a task being moved
+	// or resized) is not applied.
+	EventRequeue
 )
 
 // Event is what Observe takes. An outcome (ended, landed, stopped,
@@ -139,6 +145,8 @@ type Event struct {
 	Limit int64
 	Nice  int
 	QOS   int
+	// Hold is an EventRequeue's: the job is held too.
+	Hold bool
 
 	Submission Submission
 	// Entry is read during Observe only; nil is an empty entry.
@@ -215,6 +223,10 @@ type Outcome struct {
 	// before that is not due when it comes (its Due is later: a raised
 	// limit). Valid until the next Observe.
 	Retimed []int32
+	// Requeued lists the running tasks a requeue asked to checkpoint
+	// (EventRequeue): the driver promises each its landing (EventLanded,
+	// at its new version). Valid until the next Observe.
+	Requeued []int32
 }
 
 // Observe applies event e at now. An outcome applies if it still does
@@ -252,6 +264,8 @@ func (c *Cluster) Observe(now int64, e Event) Outcome {
 		return c.reshapeNode(e)
 	case EventHold, EventRelease:
 		return c.hold(e)
+	case EventRequeue:
+		return c.requeue(now, e)
 	case EventKill, EventPriority, EventWeight, EventTimeLimit, EventNice, EventQOS:
 		if e.Job < 0 || int(e.Job) >= len(c.Jobs) || c.Jobs[e.Job].State.Terminal() {
 			return Outcome{Job: -1}

@@ -476,6 +476,9 @@ func (ag *agents) finishTransitions(t *mtask, e lifecycle.Ending, v lifecycle.Ve
 		}
 		then := &store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index, From: store.TaskPreempted,
 			To: v.Then, At: tr.At, Reason: requeuedPreempted}
+		if requeuedTask(t.rec.Reason) && !v.Restarts() {
+			tr.Reason, then.Reason = requeuedEnd(t.rec.Reason) // api_requeue.go
+		}
 		switch {
 		case v.Restarts():
 			// A resize is no move: an elastic task growing in place read

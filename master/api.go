@@ -45,6 +45,8 @@ var routes = []route{
 	{"POST", "/jobs/kill", func(p *apiParts) http.HandlerFunc { return p.jobs.handleKillJobs }},
 	{"POST", "/jobs/{id}/hold", func(p *apiParts) http.HandlerFunc { return p.jobs.holds.handleHoldJob }},
 	{"POST", "/jobs/{id}/release", func(p *apiParts) http.HandlerFunc { return p.jobs.holds.handleReleaseJob }},
+	{"POST", "/jobs/{id}/requeue", func(p *apiParts) http.HandlerFunc { return p.jobs.handleRequeueJob }},
+	{"POST", "/jobs/requeue", func(p *apiParts) http.HandlerFunc { return p.jobs.handleRequeueJobs }},
 	{"POST", "/jobs/hold", func(p *apiParts) http.HandlerFunc { return p.jobs.holds.handleHoldJobs }},
 	{"POST", "/jobs/release", func(p *apiParts) http.HandlerFunc { return p.jobs.holds.handleReleaseJobs }},
 	{"GET", "/jobs/{id}/logs", func(p *apiParts) http.HandlerFunc { return p.jobs.logs.handleLogs }},

@@ -58,7 +58,8 @@ func (pl *planner) restoreBudgets(ctx context.Context) error {
 	for _, e := range events {
 		// An agent's stop (agentstop.go) is no pass's preemption and
 		// counts in no budget, as live (apply notes only a pass's).
-		if e.Index < 0 || e.Cause == store.CauseResized && e.ForJob == 0 || e.Cause == store.CauseAgentStopped {
+		if e.Index < 0 || e.Cause == store.CauseResized && e.ForJob == 0 || e.Cause == store.CauseAgentStopped ||
+			e.Cause == store.CauseRequeued {
 			continue
 		}
 		project, ok := projects[e.JobID]

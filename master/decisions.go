@@ -68,6 +68,7 @@ func (hs *history) decisions(ctx context.Context, since, until time.Time) ([]dec
 		switch {
 		case l.names[e.JobID] == "" || e.Index < 0:
 		case e.Cause == store.CauseAgentStopped: // no pass asked it (agentstop.go)
+		case e.Cause == store.CauseRequeued: // a user asked it (api_requeue.go)
 		case e.To == string(store.TaskPreempting):
 			kind := decisionlog.Preempt
 			switch e.Cause {

@@ -47,6 +47,7 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 	x.NodeLost = lostReasonOf(ja.m.pub.reads(), view.ID)
 	decided := ja.preemptReasons(r, view.ID, atts)
 	starts := takerStarts{}
+	var requeues []api.Preemption
 	for _, a := range atts {
 		if a.EndState == store.AttemptLost {
 			x.Lost = append(x.Lost, lostView(a)) // lostnote.go
@@ -55,6 +56,10 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		d, ok := decided[attemptKey{a.JobID, a.Index, a.Number}]
+		if ok && d.Cause == store.CauseRequeued { // api_requeue.go
+			requeues = append(requeues, requeuedView(a, d))
+			continue
+		}
 		if rz, ok := resizedAttempt(a, d, atts); ok { // explainresize.go
 			x.Resized = append(x.Resized, rz)
 			continue
@@ -71,7 +76,7 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 			a.Index, a.Number, a.EndedAt.UTC().Format(time.RFC3339), why))
 		x.Preempted = append(x.Preempted, api.Preemption{Task: a.Index, Attempt: a.Number, At: a.EndedAt.UTC(), Why: why})
 	}
-	x.Summary = summary(x, view.Tasks, runningSentence(view))
+	x.Summary = summary(x, view.Tasks, runningSentence(view)) + requeuedSentence(requeues)
 	if ps := ja.m.passes.status(); ps.Failing {
 		since := ps.Since.UTC()
 		x.SchedulerError, x.SchedulerFailingSince = ps.Error, &since

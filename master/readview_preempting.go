@@ -2,6 +2,7 @@ package master
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/api"
@@ -88,6 +89,9 @@ func preemptingSentence(r *api.Preempting, tasks int) string {
 		if r.Tasks > 1 {
 			what = fmt.Sprintf("%d of its tasks are being preempted; task %d: ", r.Tasks, r.Task)
 		}
+	}
+	if requeuedTask(r.Why) { // its owner's requeue (api_requeue.go)
+		what = strings.Replace(what, "being preempted", "being requeued", 1)
 	}
 	r1 := *r
 	r1.Task, r1.Tasks = 0, 1

@@ -342,6 +342,10 @@ func (d *replayDriver) changes(t *testing.T, now float64) {
 		for d.ids[i] != 0 && !d.killed[i] && d.changed[i] < len(j.changes) && j.changes[d.changed[i]].at <= now+1e-9 {
 			ch := j.changes[d.changed[i]]
 			d.changed[i]++
+			if ch.requeue {
+				d.requeueJob(t, j.name, d.ids[i], ch.hold)
+				continue
+			}
 			if ch.hold || ch.release {
 				d.holdJob(t, j.name, d.ids[i], ch.hold)
 				continue

@@ -119,6 +119,9 @@ type rchange struct {
 	// /release) instead of changing it; a refused hold (the job runs)
 	// changes nothing (replay_hold_test.go).
 	hold, release bool
+	// requeue requeues the job instead (POST /jobs/{id}/requeue), with
+	// hold held too (replay_requeue_test.go).
+	requeue bool
 }
 
 type rnode struct {

@@ -419,6 +419,8 @@ func (x *jobExport) job(j store.Job) (notes []string) {
 	changes, changeTimes = append(changes, limitChanges...), append(changeTimes, limitTimes...)
 	holds, holdTimes := exportHolds(&sj, j.SubmittedAt, hist.changes[j.ID], hist.decisions, since) // whatif_hold.go
 	changes, changeTimes = append(changes, holds...), append(changeTimes, holdTimes...)
+	requeues, requeueTimes := exportRequeues(sj.Name, hist.requeued[j.ID], hist.changes[j.ID], hist.decisions, since) // whatif_requeue.go
+	changes, changeTimes = append(changes, requeues...), append(changeTimes, requeueTimes...)
 	if why := neverFits(&sj, p, sc.Projects); why != "" {
 		sj.AllowInfeasible = true
 		notes = append(notes, fmt.Sprintf("job %d can never run here now (%s); it waits, as the live master keeps it waiting (allow_infeasible)", j.ID, why))

@@ -93,6 +93,10 @@ type historyEvents struct {
 	// of a second that came after one are exported with after_pass
 	// (exportNodeEvents).
 	decisions []time.Time
+	// requeued are when each job was requeued (store.CauseRequeued: its
+	// tasks' transitions to preempting, one instant a requeue), in
+	// order: no pass decided them (whatif_requeue.go).
+	requeued map[int64][]time.Time
 	// kills are when the jobs were killed (killTimes): the end of one
 	// killed while its tasks ran is its last task's.
 	kills map[int64]time.Time
@@ -115,7 +119,7 @@ func (hs *history) events(ctx context.Context, since time.Time) (historyEvents, 
 		notRun: map[attemptKey]bool{}, nodeLosses: map[string][]time.Time{}, exitFailed: map[int64]bool{}, partRan: map[attemptKey]bool{},
 		stopped: map[attemptKey]bool{}, stoppedWaiting: map[int64]int{}, killing: map[attemptKey]time.Time{},
 		limitKilled: map[attemptKey]bool{}, startKilled: map[attemptKey]bool{}, kills: killTimes(evs),
-		agentStopped: map[attemptKey]time.Time{}}
+		agentStopped: map[attemptKey]time.Time{}, requeued: map[int64][]time.Time{}}
 	nevs, err := hs.st.NodeEvents(ctx, store.NodeEventFilter{})
 	if err != nil {
 		return historyEvents{}, fmt.Errorf("read the node history: %w", err)
@@ -159,6 +163,11 @@ func (hs *history) events(ctx context.Context, since time.Time) (historyEvents, 
 			h.killing[attemptKey{e.JobID, e.Index, e.Attempt}] = e.At
 			h.startKilled[attemptKey{e.JobID, e.Index, e.Attempt}] = e.Cause == store.CauseStartFailed
 			h.limitKilled[attemptKey{e.JobID, e.Index, e.Attempt}] = e.Cause == store.CauseTimeLimit
+		case e.To == string(store.TaskPreempting) && e.Cause == store.CauseRequeued:
+			// A checkpoint as a preemption's (its time is the attempt's
+			// checkpoint time), but no pass decided it.
+			h.preempted[attemptKey{e.JobID, e.Index, e.Attempt}] = e.At
+			h.noteRequeue(e.JobID, e.At)
 		case e.To == string(store.TaskPreempting) && e.Cause == store.CauseAgentStopped:
 			h.agentStopped[attemptKey{e.JobID, e.Index, e.Attempt}] = e.At
 		case e.To == string(store.TaskPreempting):

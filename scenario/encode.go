@@ -95,6 +95,9 @@ func eventNode(e Event) (*yaml.Node, error) {
 	switch e.Kind {
 	case EventKill, EventHold, EventRelease:
 		m.Set(string(e.Kind), e.Job)
+	case EventRequeue:
+		m.Set(string(e.Kind), e.Job)
+		m.SetIf(e.Hold, "hold", true)
 	case EventSetPriority:
 		m.Set(string(e.Kind), map[string]any{"job": e.Job, "priority": e.Priority})
 	case EventSetWeight:

@@ -255,7 +255,7 @@ func TestParseErrorsEvents(t *testing.T) {
 			`set_priority: unknown field "weight" (known fields: job, priority)`},
 		{"event set_priority is a scalar", jobs + "events:\n  - {at: 1h, set_priority: asha}\n", 13, `set_priority: expected a mapping, got "asha"`},
 		{"event negative at", jobs + "events:\n  - {at: -5, kill: asha}\n", 13, `at: expected a duration >= 0, got "-5"`},
-		{"event unknown field", jobs + "events:\n  - {at: 1h, kill: asha, jbo: asha}\n", 13, `events[0]: unknown field "jbo" (known fields: at, kill, set_priority, set_weight, set_time_limit, set_qos, set_nice, node_down, node_up, drain, resume, node_delete, node_reshape, hold, release, after_pass, before)`},
+		{"event unknown field", jobs + "events:\n  - {at: 1h, kill: asha, jbo: asha}\n", 13, `events[0]: unknown field "jbo" (known fields: at, kill, set_priority, set_weight, set_time_limit, set_qos, set_nice, node_down, node_up, drain, resume, node_delete, node_reshape, hold, release, requeue, after_pass, before)`},
 		{"event before unknown job", jobs + "events:\n  - {at: 0, drain: c, before: ash}\n", 13, `events[0]: before: unknown job "ash"; did you mean "asha"?`},
 		{"event before another instant", jobs + "events:\n  - {at: 1h, drain: c, before: asha}\n", 13,
 			`events[0]: before: job "asha" is submitted at 0s, not at the event's time (3600s)`},

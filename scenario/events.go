@@ -49,6 +49,10 @@ func (p eventParser) event(raw *yaml.Node, i int, checkJobs bool) Event {
 			actions = append(actions, k)
 		}
 	}
+	if slices.Contains(actions, EventRequeue) {
+		// hold: true is then the requeue's (action), not an action.
+		actions = slices.DeleteFunc(actions, func(k EventKind) bool { return k == EventHold })
+	}
 	switch len(actions) {
 	case 0:
 		p.ErrorAt(f.Line, f.Path, nil, "missing action: expected one of %s", yamlfield.OneOf(eventKinds))
@@ -99,9 +103,12 @@ func (p eventParser) action(f *yamlfield.Fields, e *Event, checkJobs bool) {
 		}
 		return
 	}
-	if e.Kind == EventKill || e.Kind == EventHold || e.Kind == EventRelease {
+	if e.Kind == EventKill || e.Kind == EventHold || e.Kind == EventRelease || e.Kind == EventRequeue {
 		if yamlfield.Field(f, key, &e.Job, name) {
 			p.checkEventJob(f.Lookup(key), path, e.Job, checkJobs)
+		}
+		if e.Kind == EventRequeue {
+			yamlfield.Field(f, "hold", &e.Hold, yamlfield.Boolean)
 		}
 		return
 	}

@@ -407,6 +407,14 @@ const (
 	// refuses it: the event changes nothing then.
 	EventHold    EventKind = "hold"
 	EventRelease EventKind = "release"
+	// EventRequeue requeues a job (allot job requeue): each of its
+	// running tasks checkpoints as a preemption asks and, once its
+	// checkpoint lands, waits again to resume from it; with Hold
+	// (hold: true) the job is held too, until EventRelease. A job with a
+	// task being moved or resized, or whose exit actions would fail a
+	// task rather than requeue it, is not requeued, as the live master
+	// refuses it.
+	EventRequeue EventKind = "requeue"
 	// EventNodeDown: a node is lost. The attempts on it end as lost (a
 	// preemptible job's task is requeued by its job's exit actions,
 	// another's fails) and it offers no slots until EventNodeUp.
@@ -433,7 +441,7 @@ const (
 )
 
 var eventKinds = []EventKind{EventKill, EventSetPriority, EventSetWeight, EventSetTimeLimit, EventSetQOS, EventSetNice, EventNodeDown, EventNodeUp, EventDrain, EventResume,
-	EventNodeDelete, EventNodeReshape, EventHold, EventRelease}
+	EventNodeDelete, EventNodeReshape, EventHold, EventRelease, EventRequeue}
 
 // OfNode reports an event that names a node rather than a job.
 func (k EventKind) OfNode() bool {
@@ -453,7 +461,9 @@ type Event struct {
 	TimeLimit int64
 	QOS       string
 	Nice      int
-	Node      string // for EventNodeDown, EventNodeUp, EventDrain, EventResume, EventNodeDelete, EventNodeReshape
+	// Hold is for EventRequeue: the job is held too.
+	Hold bool
+	Node string // for EventNodeDown, EventNodeUp, EventDrain, EventResume, EventNodeDelete, EventNodeReshape
 	// Shape is, for EventNodeReshape, the node's slots, GPU type and
 	// labels from the event on (its Name is Node); nil otherwise.
 	Shape *Node

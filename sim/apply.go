@@ -117,6 +117,20 @@ func (s *sim) preempted(e *lifecycle.Effect) {
 	s.q.push(event{at: s.now + cost, kind: evCheckpoint, ref: e.Task, ver: t.Ver})
 }
 
+// requeued reacts to task ti's requeue (EventRequeue): its checkpoint
+// lands after its checkpoint cost, as a preempted task's; no pass asked
+// it, so it counts in no budget and not among the preemptions.
+func (s *sim) requeued(ti int32) {
+	t := s.c.Tasks.At(ti)
+	s.rec.preemptAttempt(t)
+	if t.Record >= 0 {
+		s.jobs[t.Job].attempts[t.Record].requeued = true
+	}
+	cost := s.checkpointCost(t)
+	s.c.Tasks.Stopping(ti, s.now, cost)
+	s.q.push(event{at: s.now + cost, kind: evCheckpoint, ref: ti, ver: t.Ver})
+}
+
 // landed reacts to a checkpoint that landed (lifecycle.Cluster.Observe):
 // a moved or resized task restarts on its new placement (relanded), or
 // a preempted task's attempt ends as FAILED_PREEMPTED. By its job's exit

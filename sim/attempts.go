@@ -114,6 +114,10 @@ type Attempt struct {
 	// (JobSpec.AgentPreempted): no pass asked, and Decisions writes no
 	// preemption request.
 	byAgent bool
+	// requeued says a requeue event asked it to checkpoint
+	// (EventRequeue): no pass asked, and Decisions writes no preemption
+	// request, as the master's log does not (store.CauseRequeued).
+	requeued bool
 }
 
 // AttemptNode is an attempt's share of one node.

@@ -77,7 +77,7 @@ func Decisions(res *Result, cost func(job string, task, attempt int) int64) []de
 			}
 			end, timeLimit, _ := a.State.End()
 			how := string(a.State)
-			if a.asked && end != lifecycle.AttemptPreempted {
+			if a.asked && !a.requeued && end != lifecycle.AttemptPreempted {
 				// Asked to checkpoint, it ended otherwise first.
 				ds = append(ds, decisionlog.Decision{At: a.askedAt, Kind: decisionlog.Preempt, Job: j.Name,
 					Task: a.Task, Attempt: n, Nodes: logNodes(lastNodes(a))})
@@ -87,7 +87,7 @@ func Decisions(res *Result, cost func(job string, task, attempt int) int64) []de
 				how = decisionlog.Completed
 			case lifecycle.AttemptPreempted:
 				how = decisionlog.Preempted
-				if a.byAgent {
+				if a.byAgent || a.requeued {
 					break // no pass asked for it: no request to log
 				}
 				// The request, when recorded: a preemption's, else

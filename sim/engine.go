@@ -520,6 +520,12 @@ func (s *sim) script(e Event) {
 		s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventHold, Job: ji})
 	case EventRelease:
 		s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventRelease, Job: ji})
+	case EventRequeue:
+		o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventRequeue, Job: ji, Hold: e.Hold})
+		s.rec.lostWork += o.LostWork
+		for _, ti := range o.Requeued {
+			s.requeued(ti)
+		}
 	case EventKill:
 		if o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventKill, Job: ji}); o.Applied {
 			s.killed(ji, o.Freed, o.Killing)

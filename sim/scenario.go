@@ -80,7 +80,7 @@ var eventKinds = map[scenario.EventKind]EventKind{
 	scenario.EventNodeDown: EventNodeDown, scenario.EventNodeUp: EventNodeUp, scenario.EventDrain: EventNodeDrain,
 	scenario.EventResume: EventNodeResume, scenario.EventNodeDelete: EventNodeDelete, scenario.EventNodeReshape: EventNodeReshape,
 	scenario.EventSetTimeLimit: EventSetTimeLimit, scenario.EventSetQOS: EventSetQOS, scenario.EventSetNice: EventSetNice,
-	scenario.EventHold: EventHold, scenario.EventRelease: EventRelease,
+	scenario.EventHold: EventHold, scenario.EventRelease: EventRelease, scenario.EventRequeue: EventRequeue,
 }
 
 // eventsFromScenario converts the scenario's scripted events, in order.
@@ -92,7 +92,7 @@ func eventsFromScenario(sc *scenario.Scenario) ([]Event, error) {
 			return nil, fmt.Errorf("%s:%d: unknown event kind %q", sc.Name, e.Line, e.Kind)
 		}
 		ev := Event{Kind: kind, At: e.At, Job: e.Job, Priority: e.Priority, Weight: e.Weight, TimeLimit: e.TimeLimit, Nice: e.Nice,
-			Node: e.Node, AfterPass: e.AfterPass, Before: e.Before, Where: fmt.Sprintf("%s:%d", sc.Name, e.Line)}
+			Hold: e.Hold, Node: e.Node, AfterPass: e.AfterPass, Before: e.Before, Where: fmt.Sprintf("%s:%d", sc.Name, e.Line)}
 		if kind == EventSetQOS {
 			ev.QOS = slices.IndexFunc(sc.QOS, func(q scenario.QOS) bool { return q.Name == e.QOS })
 			if ev.QOS < 0 {

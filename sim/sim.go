@@ -294,6 +294,10 @@ const (
 	// (lifecycle's EventHold and EventRelease).
 	EventHold
 	EventRelease
+	// EventRequeue requeues a job (allot job requeue): its running
+	// tasks checkpoint and wait again; Event.Hold holds it too
+	// (lifecycle's EventRequeue).
+	EventRequeue
 )
 
 // Event is a scripted change at a given time: to Job, or for a node
@@ -309,7 +313,9 @@ type Event struct {
 	TimeLimit int64
 	QOS       int
 	Nice      int
-	Node      string
+	// Hold is an EventRequeue's: the job is held too.
+	Hold bool
+	Node string
 	// Shape is an EventNodeReshape's new shape of Node: its Slots, GPU,
 	// Labels and Switch.
 	Shape *sched.Node

@@ -341,6 +341,10 @@ const (
 	// part there and reported it preempted (allot agent --on-exit kill,
 	// or its fence): no pass asked it.
 	CauseAgentStopped Cause = "agent_stopped"
+	// CauseRequeued asks a task to checkpoint (its transition to
+	// preempting) because a user requeued its job (allot job requeue):
+	// no pass asked it, and it counts against no preemption budget.
+	CauseRequeued Cause = "requeued"
 )
 
 // NodeEvent is a change of a node's state: lost, or up again (From ""
