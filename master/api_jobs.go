@@ -36,22 +36,24 @@ type jobsAPI struct {
 	// holds serves a job's hold and release (api_hold.go) and dry its
 	// dry run, a submission's judgement included (dryrun.go): parts over
 	// the jobs' API itself, as they use its lookups.
-	holds jobHolds
-	dry   jobDryRun
+	holds    jobHolds
+	dry      jobDryRun
+	requeues jobRequeues // api_requeue.go
 }
 
-// jobHolds and jobDryRun are parts of the jobs' API (jobsAPI.holds,
-// jobsAPI.dry) with its lookups.
+// jobHolds, jobDryRun and jobRequeues are parts of the jobs' API
+// (jobsAPI.holds, jobsAPI.dry, jobsAPI.requeues) with its lookups.
 type (
-	jobHolds  struct{ *jobsAPI }
-	jobDryRun struct{ *jobsAPI }
+	jobHolds    struct{ *jobsAPI }
+	jobDryRun   struct{ *jobsAPI }
+	jobRequeues struct{ *jobsAPI }
 )
 
 // newJobsAPI returns the jobs' API over m, with its parts.
 func newJobsAPI(m *Master) *jobsAPI {
 	s := server{m}
 	ja := &jobsAPI{server: s, logs: jobLogs{s}, metrics: jobMetrics{s}, query: jobsQuery{s}}
-	ja.holds, ja.dry = jobHolds{ja}, jobDryRun{ja}
+	ja.holds, ja.dry, ja.requeues = jobHolds{ja}, jobDryRun{ja}, jobRequeues{ja}
 	return ja
 }
 

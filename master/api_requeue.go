@@ -41,7 +41,7 @@ import (
 // finishTransitions) and queuedReason tell a requeue from a preemption.
 const requeuedLead = "requeued by "
 
-func (ja *jobsAPI) handleRequeueJob(w http.ResponseWriter, r *http.Request) {
+func (ja jobRequeues) handleRequeueJob(w http.ResponseWriter, r *http.Request) {
 	id, err := pathID(r)
 	if err != nil {
 		ja.fail(w, err)
@@ -78,7 +78,7 @@ func (ja *jobsAPI) handleRequeueJob(w http.ResponseWriter, r *http.Request) {
 // /jobs/requeue), as POST /jobs/kill kills one: each checked as the
 // request for it alone is, all under one hold of the master's lock, so
 // that no pass runs between two of them, each with its own result.
-func (ja *jobsAPI) handleRequeueJobs(w http.ResponseWriter, r *http.Request) {
+func (ja jobRequeues) handleRequeueJobs(w http.ResponseWriter, r *http.Request) {
 	var req api.RequeueJobs
 	if err := decodeBody(w, r, &req); err != nil {
 		ja.fail(w, err)
@@ -107,7 +107,7 @@ func (ja *jobsAPI) handleRequeueJobs(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		var err error
-		if n[i], held[i], err = requeueLocked(r.Context(), ja, id, req.Hold, by); err != nil {
+		if n[i], held[i], err = requeueLocked(r.Context(), ja.jobsAPI, id, req.Hold, by); err != nil {
 			ok[i] = false
 			res[i].Status, res[i].Error = killError(ja.m, err)
 		}
@@ -149,10 +149,10 @@ func requeueDetail(n int, held, hold bool) string {
 // Requeue requeues job id in by's name, and holds it too when hold says
 // so; it returns how many tasks it asked to checkpoint, and whether it
 // held the job. Tests call it directly.
-func (ja *jobsAPI) Requeue(ctx context.Context, id int64, hold bool, by string) (requeued int, held bool, err error) {
+func (ja jobRequeues) Requeue(ctx context.Context, id int64, hold bool, by string) (requeued int, held bool, err error) {
 	ja.m.lock()
 	defer ja.m.unlock()
-	return requeueLocked(ctx, ja, id, hold, by)
+	return requeueLocked(ctx, ja.jobsAPI, id, hold, by)
 }
 
 // requeueLocked is Requeue for a caller that holds the lock. The tasks'
