@@ -172,6 +172,12 @@ type Preemption struct {
 	// checkpoint requested"); absent for any other.
 	ExitedAt *time.Time `json:"exited_at,omitempty"`
 	Stopped  string     `json:"stopped,omitempty"`
+	// MasterBack, for an attempt its agent's fence stopped while the
+	// master was down, is when the master started again (the audit's
+	// "master start" entry after the stop); At is then when the exit
+	// report arrived. Absent where the master did not restart between
+	// the stop and the report (an outage of the network or the store).
+	MasterBack *time.Time `json:"master_back,omitempty"`
 }
 
 // Resize is one attempt of an elastic task that ended resized in place:

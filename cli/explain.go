@@ -546,10 +546,12 @@ func wrap(text string, width int) string {
 }
 
 // fencedWhen dates an attempt its agent's fence stopped by the stop (its
-// exit), then when the master heard of it, back: "2026-11-29 01:22:00
-// (master back at 01:22:46)". The master's end alone when it has no exit,
-// or one no earlier (a master that took the agent's registration for
-// the attempt still running).
+// exit), then when the master came back (its start, from the audit log)
+// and when its report arrived: "2026-11-29 01:22:00 (master back at
+// 01:22:35, reported at 01:22:46)"; "reported at" alone where the master
+// did not restart (or an older master does not say). The master's end
+// alone when it has no exit, or one no earlier (a master that took the
+// agent's registration for the attempt still running).
 func fencedWhen(p api.Preemption) string {
 	if p.ExitedAt == nil || p.At.Sub(*p.ExitedAt) < time.Second {
 		return formatTime(&p.At)
@@ -558,5 +560,9 @@ func fencedWhen(p api.Preemption) string {
 	if e, x := p.At.In(displayZone), p.ExitedAt.In(displayZone); e.YearDay() != x.YearDay() || e.Year() != x.Year() {
 		layout = "2006-01-02 15:04:05"
 	}
-	return formatTime(p.ExitedAt) + " (master back at " + p.At.In(displayZone).Format(layout) + ")"
+	reported := "reported at " + p.At.In(displayZone).Format(layout)
+	if p.MasterBack != nil {
+		return formatTime(p.ExitedAt) + " (master back at " + p.MasterBack.In(displayZone).Format(layout) + ", " + reported + ")"
+	}
+	return formatTime(p.ExitedAt) + " (" + reported + ")"
 }
