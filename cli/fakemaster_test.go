@@ -46,6 +46,9 @@ type fakeMaster struct {
 	decisions api.DecisionLog
 	// who is GET /whoami's answer; nil: 404, as from a master without it.
 	who *api.Whoami
+	// forbidden are jobs the caller may not read: their IDs answer 403
+	// with the message, and no list shows them.
+	forbidden map[int64]string
 	srv *httptest.Server
 }
 
@@ -406,6 +409,10 @@ func (f *fakeMaster) withJob(h func(j *api.Job, r *http.Request) (any, int)) htt
 		id, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || id <= 0 {
 			reply(w, 400, api.Error{Error: fmt.Sprintf("job id %q: expected a positive integer", s), Field: "id"})
+			return
+		}
+		if msg, ok := f.forbidden[id]; ok {
+			reply(w, 403, api.Error{Error: msg})
 			return
 		}
 		i := slices.IndexFunc(f.jobs, func(j api.Job) bool { return j.ID == id })
