@@ -49,7 +49,7 @@ type fakeMaster struct {
 	// forbidden are jobs the caller may not read: their IDs answer 403
 	// with the message, and no list shows them.
 	forbidden map[int64]string
-	srv *httptest.Server
+	srv       *httptest.Server
 }
 
 // t0 is the time of the fixtures' events.
