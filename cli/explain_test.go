@@ -579,3 +579,29 @@ func TestExplainLost(t *testing.T) {
 		})
 	}
 }
+
+// TestJobExplainAlias (trial 2026-11-29b B7): allot job explain ID is
+// allot explain ID, in every output format, as every other verb on one
+// job is under allot job; before, the ID read as allot job's own
+// argument ("unexpected argument").
+func TestJobExplainAlias(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		args []string
+	}{
+		{"table", nil},
+		{"json", []string{"-o", "json"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeMaster(t)
+			want, _, err := runAt(t, f, append([]string{"explain", "5"}, tt.args...)...)
+			if err != nil || want == "" {
+				t.Fatalf("allot explain 5: %v\n%s", err, want)
+			}
+			got, errOut, err := runAt(t, f, append([]string{"job", "explain", "5"}, tt.args...)...)
+			if err != nil || got != want {
+				t.Errorf("allot job explain 5: %v %s\n%s\nwant allot explain 5's:\n%s", err, errOut, got, want)
+			}
+		})
+	}
+}

@@ -337,7 +337,17 @@ allot job ID is allot job show ID, with the same -o.`,
 	}
 	showsID(cmd, show)
 	cmd.AddCommand(listAlias(newJobsCmd(), "jobs"), newJobKillCmd(), newJobHoldCmd(), newJobReleaseCmd(), newJobLogsCmd(), newJobSetPriorityCmd(), newJobSetWeightCmd(), newJobUpdateCmd(),
-		newJobEventsCmd())
+		newJobEventsCmd(), jobAlias(newExplainCmd(), "explain"))
+	return cmd
+}
+
+// jobAlias makes a top-level command on one job also a verb of allot job
+// (allot job explain ID is allot explain ID): every other verb on one job
+// is under allot job, so that is where people look for it (trial
+// 2026-11-29b B7: the ID read as allot job's own argument).
+func jobAlias(cmd *cobra.Command, of string) *cobra.Command {
+	cmd.Short += " (the same as allot " + of + ")"
+	cmd.Example = strings.ReplaceAll(cmd.Example, "allot "+of+" ", "allot job "+of+" ")
 	return cmd
 }
 
