@@ -467,6 +467,10 @@ func (f *fakeMaster) update(j *api.Job, r *http.Request) (any, int) {
 		j.PriorityClass = *u.PriorityClass
 		j.Priority = jobfile.PriorityClass(*u.PriorityClass).Priority()
 	}
+	if u.Priority != nil || u.PriorityClass != nil {
+		// LOW work is preemptible; the fake's jobs say nothing else.
+		j.Preemptible = j.PriorityClass == string(jobfile.ClassLow)
+	}
 	if u.Weight != nil {
 		j.Weight = *u.Weight
 	}

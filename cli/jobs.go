@@ -426,8 +426,12 @@ func newJobSetPriorityCmd() *cobra.Command {
 			}
 			ctx, cancel := requestContext(cmd)
 			defer cancel()
+			before, berr := c.Job(ctx, id)
 			j, err := c.Update(ctx, id, u)
 			if err == nil {
+				if berr == nil {
+					preemptibleNote(cmd.ErrOrStderr(), before, j)
+				}
 				multifactorNote(ctx, cmd, c, j, "priority (1-99)",
 					" (A move into or out of LOW still makes it preemptible or not.)")
 			}
@@ -436,7 +440,10 @@ func newJobSetPriorityCmd() *cobra.Command {
 	cmd.Long = `Change a job's priority. A number from 1 to 99 sets it exactly; a class
 sets the class's canonical number (HIGH 10, NORMAL 42, LOW 80). On waiting
 jobs it changes the order; in a pool with preemption a more important job
-may preempt running preemptible tasks.`
+may preempt running preemptible tasks. A LOW job (60-99) is always
+preemptible; moved out of LOW it is preemptible only where its job file
+says preemptible: true, and the command says when the change makes it
+preemptible or not.`
 	return cmd
 }
 
@@ -479,6 +486,23 @@ func multifactorNote(ctx context.Context, cmd *cobra.Command, c *client.Client, 
 				"Its qos and nice set that place (allot job update %d --qos/--nice changes them; allot explain %d shows its factors).\n",
 				p.Name, what, j.ID, extra, j.ID, j.ID)
 		}
+	}
+}
+
+// preemptibleNote says on w when a priority change made a job
+// preemptible or not: LOW work always is, and a job moved out of LOW is
+// what its job file said (its kind's default where it said nothing), so
+// raising a LOW job's priority may make it non-preemptible, which also
+// changes what a node's loss does to it (trial 2026-11-29b B12: the
+// change went without a word).
+func preemptibleNote(w io.Writer, before, after api.Job) {
+	switch {
+	case before.Preemptible && !after.Preemptible:
+		fmt.Fprintf(w, "note: job %d is no longer preemptible: a job out of LOW (priority 60-99) is preemptible only "+
+			"where its job file says preemptible: true; to keep it preemptible, give it a priority in 60-99 "+
+			"(allot job set-priority %d LOW), or submit it again with preemptible: true\n", after.ID, after.ID)
+	case !before.Preemptible && after.Preemptible:
+		fmt.Fprintf(w, "note: job %d is now preemptible: a LOW job (priority 60-99) always is\n", after.ID)
 	}
 }
 
