@@ -131,6 +131,11 @@ type JobRef struct {
 	Resize *SlotChange `json:"resize,omitempty"`
 	// Private: the caller may not read the job; Name and User are empty.
 	Private bool `json:"private,omitempty"`
+	// RunsOn, in MustEnd of a counterfactual that names its nodes, are
+	// the nodes of a job that runs on none of them: it must end for the
+	// jobs the pool serves first (they wait for its room), not to free
+	// those nodes. Absent for a job on those nodes.
+	RunsOn []string `json:"runs_on,omitempty"`
 }
 
 // SlotChange is a task's resize: the slots it held and those it

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -287,8 +288,41 @@ func printStartFirst(w io.Writer, cf *api.Counterfactual) error {
 // checkpoint's deadline (endsColumn). Where they differ (one must end,
 // another could be preempted) a column says which.
 func printMustEnd(w io.Writer, cf *api.Counterfactual, ref time.Time) error {
-	kinds := map[string]bool{}
+	// Jobs on none of cf.Nodes (runs_on) must end for the jobs the pool
+	// serves first, not to free those nodes: a table of their own, so
+	// that "on n2, once these end" lists only n2's (trial 2026-11-29b B8).
+	var there, away []api.JobRef
 	for _, r := range cf.MustEnd {
+		if len(r.RunsOn) > 0 && len(cf.Nodes) > 0 {
+			away = append(away, r)
+		} else {
+			there = append(there, r)
+		}
+	}
+	if len(away) == 0 || len(there) == 0 {
+		return printMustEndTable(w, cf, cf.MustEnd, "", ref)
+	}
+	if err := printMustEndTable(w, cf, there, "", ref); err != nil {
+		return err
+	}
+	var on []string
+	for _, r := range away {
+		for _, n := range r.RunsOn {
+			if !slices.Contains(on, n) {
+				on = append(on, n)
+			}
+		}
+	}
+	slices.Sort(on)
+	return printMustEndTable(w, cf, away, "  and on "+strings.Join(on, ", ")+", for the jobs the pool serves before it, once these %s:\n", ref)
+}
+
+// printMustEndTable prints refs, the jobs of cf.MustEnd on one side, as
+// printMustEnd says, under head (a format of the verb; "" for the
+// heading of cf's nodes).
+func printMustEndTable(w io.Writer, cf *api.Counterfactual, refs []api.JobRef, head string, ref time.Time) error {
+	kinds := map[string]bool{}
+	for _, r := range refs {
 		kinds[waitKind(r)] = true
 	}
 	ends := "end or are preempted"
@@ -304,19 +338,22 @@ func printMustEnd(w io.Writer, cf *api.Counterfactual, ref time.Time) error {
 		// where it may preempt.)
 		ends = "end"
 	}
-	if len(cf.Nodes) == 0 {
+	switch {
+	case head != "":
+		fmt.Fprintf(w, head, ends)
+	case len(cf.Nodes) == 0:
 		// A quota pool's limit or quota binds: its project's own jobs
 		// in the pool, wherever they run.
 		fmt.Fprintf(w, "  once these of its project's jobs %s:\n", ends)
-	} else {
+	default:
 		fmt.Fprintf(w, "  on %s, once these %s:\n", strings.Join(cf.Nodes, ", "), ends)
 	}
-	cols := []string{"  JOB", "NAME", "USER", "PROJECT", "SLOTS", endsColumn(cf.MustEnd)}
+	cols := []string{"  JOB", "NAME", "USER", "PROJECT", "SLOTS", endsColumn(refs)}
 	if len(kinds) > 1 {
 		cols = append(cols, "WAIT FOR")
 	}
 	t := newTable(w, cols...)
-	for _, r := range cf.MustEnd {
+	for _, r := range refs {
 		ends := "no time limit"
 		switch {
 		case r.CheckpointBy != nil:
