@@ -382,3 +382,25 @@ func TestSubmitTimeOverride(t *testing.T) {
 		})
 	}
 }
+
+// TestSubmitErrorPriorityCap (trial 2026-11-29b B21): the master's
+// max_priority_class refusal names the field the file gave, and the CLI
+// points at its line, printing the path once.
+func TestSubmitErrorPriorityCap(t *testing.T) {
+	const file = "name: hi8b\nproject: nlp\nresources:\n  slots: 8\n  priority_class: HIGH\nentrypoint: x\n"
+	const why = "project nlp caps its members' jobs at priority class NORMAL (max_priority_class), so HIGH work needs its lead or an admin"
+	for _, tt := range []struct {
+		name, field, msg, want string
+	}{
+		{"priority_class", "resources.priority_class", "resources.priority_class: HIGH: " + why,
+			"hi8b.yaml:5: resources.priority_class: HIGH: " + why + " (master: 403 Forbidden)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := submitError("submit", "hi8b.yaml", "hi8b.yaml", []byte(file), nil,
+				&client.Error{Status: 403, Field: tt.field, Message: tt.msg})
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("error %v\nwant %s", err, tt.want)
+			}
+		})
+	}
+}
