@@ -85,7 +85,7 @@ redrawn in place) until Ctrl-C.`,
 	fl.StringVar(&f.pool, "pool", "", "only jobs of this pool")
 	fl.StringVarP(&f.project, "project", "A", "", "only jobs of this project (squeue -A)")
 	fl.BoolVar(&f.subprojects, "subprojects", false, "with --project, the jobs of the projects under it too")
-	fl.StringVarP(&f.state, "state", "t", "", "only jobs in this state (squeue -t): queued, running, killing (tasks still stopping), completed, failed or killed (running takes the jobs shown resizing, moving or preempting); or Slurm's pending (PD), R, CG, CD, F, CA")
+	fl.StringVarP(&f.state, "state", "t", "", "only jobs in this state (squeue -t): queued, running, killing (tasks still stopping), completed, failed or killed (running takes the jobs shown resizing, moving or preempting); or Slurm's pending (PD), R, CG, CD, F, CA; all is --all")
 	fl.StringVarP(&f.user, "user", "u", "", "only jobs of this user (squeue -u)")
 	fl.StringVar(&f.estimate, "estimate", "range", "START shows the forecast's range, or the start if jobs run their whole time limits (limit) or their typical share of them (typical)")
 	fl.StringVar(&f.node, "node", "", "only jobs with a task on this node now")
@@ -100,13 +100,17 @@ func runJobs(cmd *cobra.Command, f jobsFlags) error {
 	if err := f.out.check(); err != nil {
 		return err
 	}
+	if strings.EqualFold(f.state, "all") {
+		// squeue -t all: every state, as --all (trial 2026-11-29b B10).
+		f.state, f.all = "", true
+	}
 	if f.state != "" {
 		s, ok := listState(f.state)
 		if !ok && slices.Contains(shownOnly, s) {
 			return usageErrorf("--state: a job shown %s is stored running, and --state running lists it", s)
 		}
 		if !ok {
-			return usageErrorf("--state: expected one of %s (or Slurm's pending, PD, R, CG, CD, F, CA), got %q", strings.Join(listStates, ", "), f.state)
+			return usageErrorf("--state: expected one of %s (or Slurm's pending, PD, R, CG, CD, F, CA, or all), got %q", strings.Join(listStates, ", "), f.state)
 		}
 		f.state = s
 	}

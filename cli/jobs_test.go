@@ -147,8 +147,8 @@ func TestJobs(t *testing.T) {
 `},
 		{name: "squeue's CD", args: []string{"jobs", "--state", "CD", "-o", "yaml"}, out: completedYAML},
 		{name: "Slurm's TIMEOUT, with no counterpart", args: []string{"jobs", "--state", "TO"},
-			err: `--state: expected one of queued, running, killing, completed, failed, killed (or Slurm's pending, PD, R, CG, CD, F, CA), got "TO"`},
-		{name: "bad state", args: []string{"jobs", "--state", "done"}, err: `--state: expected one of queued, running, killing, completed, failed, killed (or Slurm's pending, PD, R, CG, CD, F, CA), got "done"`},
+			err: `--state: expected one of queued, running, killing, completed, failed, killed (or Slurm's pending, PD, R, CG, CD, F, CA, or all), got "TO"`},
+		{name: "bad state", args: []string{"jobs", "--state", "done"}, err: `--state: expected one of queued, running, killing, completed, failed, killed (or Slurm's pending, PD, R, CG, CD, F, CA, or all), got "done"`},
 		{name: "resizing, a shown state only", args: []string{"jobs", "--state", "resizing"},
 			err: `--state: a job shown resizing is stored running, and --state running lists it`},
 		{name: "moving, a shown state only", args: []string{"jobs", "--state", "Moving"},
@@ -611,5 +611,31 @@ func TestStartedText(t *testing.T) {
 	}
 	if got := startText(api.Job{State: "completed"}, "range"); got != "-" {
 		t.Errorf("an ended job's START %q, want -", got)
+	}
+}
+
+// TestJobsStateAll (trial 2026-11-29b B10): squeue's -t all is --all,
+// in any case, alone or with --all.
+func TestJobsStateAll(t *testing.T) {
+	fixClock(t)
+	for _, tt := range []struct {
+		name string
+		args []string
+	}{
+		{"-t all", []string{"jobs", "-t", "all"}},
+		{"--state ALL", []string{"jobs", "--state", "ALL"}},
+		{"-t all --all", []string{"jobs", "-t", "all", "--all"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeMaster(t)
+			want, _, err := runAt(t, f, "jobs", "--all")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _, err := runAt(t, f, tt.args...)
+			if err != nil || got != want {
+				t.Errorf("allot %s: %v\n%s\nwant allot jobs --all's:\n%s", strings.Join(tt.args, " "), err, got, want)
+			}
+		})
 	}
 }
