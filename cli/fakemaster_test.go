@@ -468,8 +468,9 @@ func (f *fakeMaster) update(j *api.Job, r *http.Request) (any, int) {
 		j.Priority = jobfile.PriorityClass(*u.PriorityClass).Priority()
 	}
 	if u.Priority != nil || u.PriorityClass != nil {
-		// LOW work is preemptible; the fake's jobs say nothing else.
-		j.Preemptible = j.PriorityClass == string(jobfile.ClassLow)
+		// LOW work is preemptible; out of LOW, an experiment is by
+		// default (the fake's job files say nothing else).
+		j.Preemptible = j.PriorityClass == string(jobfile.ClassLow) || j.Kind == string(jobfile.KindExperiment)
 	}
 	if u.Weight != nil {
 		j.Weight = *u.Weight
