@@ -131,6 +131,11 @@ type JobRef struct {
 	Resize *SlotChange `json:"resize,omitempty"`
 	// Private: the caller may not read the job; Name and User are empty.
 	Private bool `json:"private,omitempty"`
+	// RunsOn, in MustEnd of a counterfactual that names its nodes, are
+	// the nodes of a job that runs on none of them: it must end for the
+	// jobs the pool serves first (they wait for its room), not to free
+	// those nodes. Absent for a job on those nodes.
+	RunsOn []string `json:"runs_on,omitempty"`
 }
 
 // SlotChange is a task's resize: the slots it held and those it
@@ -172,6 +177,12 @@ type Preemption struct {
 	// checkpoint requested"); absent for any other.
 	ExitedAt *time.Time `json:"exited_at,omitempty"`
 	Stopped  string     `json:"stopped,omitempty"`
+	// MasterBack, for an attempt its agent's fence stopped while the
+	// master was down, is when the master started again (the audit's
+	// "master start" entry after the stop); At is then when the exit
+	// report arrived. Absent where the master did not restart between
+	// the stop and the report (an outage of the network or the store).
+	MasterBack *time.Time `json:"master_back,omitempty"`
 }
 
 // Resize is one attempt of an elastic task that ended resized in place:

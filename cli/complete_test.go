@@ -59,7 +59,7 @@ func TestJobGroupCompletion(t *testing.T) {
 		subs       []string // the subcommands offered, by name
 		ids        []string
 	}{
-		{"nothing typed", "", []string{"events", "hold", "kill", "list", "logs", "release", "requeue", "set-priority", "set-weight", "show", "update"}, ids},
+		{"nothing typed", "", []string{"events", "explain", "hold", "kill", "list", "logs", "release", "requeue", "set-priority", "set-weight", "show", "update"}, ids},
 		{"a digit", "5", nil, ids},
 		{"a letter", "s", []string{"set-priority", "set-weight", "show"}, nil},
 	}

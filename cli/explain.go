@@ -281,63 +281,6 @@ func printStartFirst(w io.Writer, cf *api.Counterfactual) error {
 	return t.flush()
 }
 
-// printMustEnd prints the running jobs that would have to end, or could
-// be preempted, for the job to start on cf.Nodes, with what each holds
-// there and when its time limit ends, or, for one being preempted, its
-// checkpoint's deadline (endsColumn). Where they differ (one must end,
-// another could be preempted) a column says which.
-func printMustEnd(w io.Writer, cf *api.Counterfactual, ref time.Time) error {
-	kinds := map[string]bool{}
-	for _, r := range cf.MustEnd {
-		kinds[waitKind(r)] = true
-	}
-	ends := "end or are preempted"
-	switch {
-	case len(kinds) > 1:
-	case kinds[api.PreemptUnderWay]:
-		ends = "are preempted"
-	case kinds[kindResize]:
-		ends = "are resized"
-	case kinds[""] && (len(cf.Nodes) == 0 || !strings.Contains(cf.Message, "preempted")):
-		// Every job must end. (A master older than JobRef.Preempt
-		// worded the message by the pool alone: "ends or is preempted"
-		// where it may preempt.)
-		ends = "end"
-	}
-	if len(cf.Nodes) == 0 {
-		// A quota pool's limit or quota binds: its project's own jobs
-		// in the pool, wherever they run.
-		fmt.Fprintf(w, "  once these of its project's jobs %s:\n", ends)
-	} else {
-		fmt.Fprintf(w, "  on %s, once these %s:\n", strings.Join(cf.Nodes, ", "), ends)
-	}
-	cols := []string{"  JOB", "NAME", "USER", "PROJECT", "SLOTS", endsColumn(cf.MustEnd)}
-	if len(kinds) > 1 {
-		cols = append(cols, "WAIT FOR")
-	}
-	t := newTable(w, cols...)
-	for _, r := range cf.MustEnd {
-		ends := "no time limit"
-		switch {
-		case r.CheckpointBy != nil:
-			// Being preempted: its time limit no longer matters.
-			ends = whenSecFrom(*r.CheckpointBy, ref)
-		case r.EndsAt != nil:
-			ends = whenFrom(*r.EndsAt, ref)
-		}
-		slots := strconv.Itoa(r.Slots)
-		if r.Resize != nil {
-			slots = fmt.Sprintf("%d → %d", r.Resize.From, r.Resize.To)
-		}
-		row := []string{"  " + strconv.FormatInt(r.ID, 10), refName(r.Name, r.Private), orDash(r.User), orDash(r.Project), slots, ends}
-		if len(kinds) > 1 {
-			row = append(row, mustEndWaitFor(r))
-		}
-		t.row(row...)
-	}
-	return t.flush()
-}
-
 // endsColumn is the heading of the column of when each job in refs
 // lets go of its GPUs: LIMIT ENDS, its time limit's end; CHECKPOINT BY
 // where every one is being preempted and the master gives the deadline
@@ -546,10 +489,12 @@ func wrap(text string, width int) string {
 }
 
 // fencedWhen dates an attempt its agent's fence stopped by the stop (its
-// exit), then when the master heard of it, back: "2026-11-29 01:22:00
-// (master back at 01:22:46)". The master's end alone when it has no exit,
-// or one no earlier (a master that took the agent's registration for
-// the attempt still running).
+// exit), then when the master came back (its start, from the audit log)
+// and when its report arrived: "2026-11-29 01:22:00 (master back at
+// 01:22:35, reported at 01:22:46)"; "reported at" alone where the master
+// did not restart (or an older master does not say). The master's end
+// alone when it has no exit, or one no earlier (a master that took the
+// agent's registration for the attempt still running).
 func fencedWhen(p api.Preemption) string {
 	if p.ExitedAt == nil || p.At.Sub(*p.ExitedAt) < time.Second {
 		return formatTime(&p.At)
@@ -558,5 +503,9 @@ func fencedWhen(p api.Preemption) string {
 	if e, x := p.At.In(displayZone), p.ExitedAt.In(displayZone); e.YearDay() != x.YearDay() || e.Year() != x.Year() {
 		layout = "2006-01-02 15:04:05"
 	}
-	return formatTime(p.ExitedAt) + " (master back at " + p.At.In(displayZone).Format(layout) + ")"
+	reported := "reported at " + p.At.In(displayZone).Format(layout)
+	if p.MasterBack != nil {
+		return formatTime(p.ExitedAt) + " (master back at " + p.MasterBack.In(displayZone).Format(layout) + ", " + reported + ")"
+	}
+	return formatTime(p.ExitedAt) + " (" + reported + ")"
 }

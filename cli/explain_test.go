@@ -491,6 +491,15 @@ func TestExplainStartFirst(t *testing.T) {
 				"  the pool's order serves these first, taking some of what they free:\n",
 				"  3    bert                     bo    vision   4\n",
 				"  7    (another project's job)  -     nlp      2\n"}, ""},
+		// B8: a job on another node must end for the jobs served first,
+		// not to free q2: it is not listed under q2.
+		{"one that must end elsewhere", api.Counterfactual{Nodes: []string{"q2"}, StartFirst: first,
+			MustEnd: []api.JobRef{{ID: 1, Name: "resnet", User: "ann", Project: "vision", Slots: 2, EndsAt: &end, RunsOn: []string{"q1"}},
+				{ID: 2, Name: "gpt", User: "ann", Project: "vision", Slots: 4, EndsAt: &end}},
+			Message: "It could start on q2 once job 2 ends there and, on q1, job 1 ends for the jobs the pool serves before it: jobs 3 and 7 would take some of what they free (the pool's order serves them first)."},
+			[]string{"  on q2, once these end:\n  JOB  NAME  USER  PROJECT  SLOTS  LIMIT ENDS\n  2    gpt ",
+				"\n  and on q1, for the jobs the pool serves before it, once these end:\n  JOB  NAME    USER  PROJECT  SLOTS  LIMIT ENDS\n  1    resnet ",
+				"  the pool's order serves these first, taking some of what they free:\n"}, ""},
 		{"whatever ends", api.Counterfactual{StartFirst: first, Quota: "Its project vision holds 4 of its quota of 4.",
 			Message: "No running job's end alone would start it now: were all of pool research's running jobs to end, the pool's order would serve jobs 3 and 7 first, and it would still wait. Its project vision holds 4 of its quota of 4."},
 			[]string{"  No running job's end alone would start it now",
@@ -575,6 +584,32 @@ func TestExplainLost(t *testing.T) {
 			}
 			if !strings.Contains(out, "Preempted:\n  task 0 attempt 1 ") {
 				t.Errorf("the preemption is no longer listed:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestJobExplainAlias (trial 2026-11-29b B7): allot job explain ID is
+// allot explain ID, in every output format, as every other verb on one
+// job is under allot job; before, the ID read as allot job's own
+// argument ("unexpected argument").
+func TestJobExplainAlias(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		args []string
+	}{
+		{"table", nil},
+		{"json", []string{"-o", "json"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeMaster(t)
+			want, _, err := runAt(t, f, append([]string{"explain", "5"}, tt.args...)...)
+			if err != nil || want == "" {
+				t.Fatalf("allot explain 5: %v\n%s", err, want)
+			}
+			got, errOut, err := runAt(t, f, append([]string{"job", "explain", "5"}, tt.args...)...)
+			if err != nil || got != want {
+				t.Errorf("allot job explain 5: %v %s\n%s\nwant allot explain 5's:\n%s", err, errOut, got, want)
 			}
 		})
 	}

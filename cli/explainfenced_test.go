@@ -11,12 +11,14 @@ import (
 
 // TestExplainFenced: attempts the agents' fence stopped while the master
 // was unreachable have their own heading, dated by the stop with the
-// master's return beside it; the preemptions do not list them (trial
+// master's return (its start) and the report's arrival beside it (trial
+// 2026-11-29b B2); the preemptions do not list them (trial
 // 2026-11-29a A8).
 func TestExplainFenced(t *testing.T) {
 	fixClock(t)
 	displayZone = time.UTC
 	back := time.Date(2026, 11, 29, 1, 22, 46, 0, time.UTC)
+	start := time.Date(2026, 11, 29, 1, 22, 35, 0, time.UTC)
 	stop := time.Date(2026, 11, 29, 1, 22, 0, 0, time.UTC)
 	nextDay := time.Date(2026, 11, 28, 23, 59, 50, 0, time.UTC)
 	why := "stopped by the agent's fence: no reply from the master for 21s; attempt 2 resumed from its checkpoint"
@@ -27,10 +29,14 @@ func TestExplainFenced(t *testing.T) {
 		want   string // "" for no heading
 	}{
 		{"none", nil, ""},
-		{"dated by the stop", []api.Preemption{{Task: 0, Attempt: 1, At: back, ExitedAt: &stop, Why: why}},
-			head + "  task 0 attempt 1 at 2026-11-29 01:22:00 (master back at 01:22:46): " + why + "\n"},
-		{"back the next day", []api.Preemption{{Task: 0, Attempt: 1, At: back, ExitedAt: &nextDay, Why: why}},
-			head + "  task 0 attempt 1 at 2026-11-28 23:59:50 (master back at 2026-11-29 01:22:46): " + why + "\n"},
+		{"dated by the stop", []api.Preemption{{Task: 0, Attempt: 1, At: back, ExitedAt: &stop, MasterBack: &start, Why: why}},
+			head + "  task 0 attempt 1 at 2026-11-29 01:22:00 (master back at 01:22:35, reported at 01:22:46): " + why + "\n"},
+		// B2: without the master's start (no restart: the network's or
+		// the store's outage), the report's time is no return.
+		{"no master start", []api.Preemption{{Task: 0, Attempt: 1, At: back, ExitedAt: &stop, Why: why}},
+			head + "  task 0 attempt 1 at 2026-11-29 01:22:00 (reported at 01:22:46): " + why + "\n"},
+		{"back the next day", []api.Preemption{{Task: 0, Attempt: 1, At: back, ExitedAt: &nextDay, MasterBack: &start, Why: why}},
+			head + "  task 0 attempt 1 at 2026-11-28 23:59:50 (master back at 2026-11-29 01:22:35, reported at 2026-11-29 01:22:46): " + why + "\n"},
 		{"no exit time", []api.Preemption{{Task: 0, Attempt: 1, At: back, Why: why}},
 			head + "  task 0 attempt 1 at 2026-11-29 01:22:46: " + why + "\n"},
 		{"exit when the master heard", []api.Preemption{{Task: 0, Attempt: 1, At: back, ExitedAt: &back, Why: why}},

@@ -46,7 +46,10 @@ type fakeMaster struct {
 	decisions api.DecisionLog
 	// who is GET /whoami's answer; nil: 404, as from a master without it.
 	who *api.Whoami
-	srv *httptest.Server
+	// forbidden are jobs the caller may not read: their IDs answer 403
+	// with the message, and no list shows them.
+	forbidden map[int64]string
+	srv       *httptest.Server
 }
 
 // t0 is the time of the fixtures' events.
@@ -410,6 +413,10 @@ func (f *fakeMaster) withJob(h func(j *api.Job, r *http.Request) (any, int)) htt
 			reply(w, 400, api.Error{Error: fmt.Sprintf("job id %q: expected a positive integer", s), Field: "id"})
 			return
 		}
+		if msg, ok := f.forbidden[id]; ok {
+			reply(w, 403, api.Error{Error: msg})
+			return
+		}
 		i := slices.IndexFunc(f.jobs, func(j api.Job) bool { return j.ID == id })
 		if i < 0 {
 			reply(w, 404, api.Error{Error: fmt.Sprintf("job %d does not exist", id), Field: "id"})
@@ -461,6 +468,11 @@ func (f *fakeMaster) update(j *api.Job, r *http.Request) (any, int) {
 	if u.PriorityClass != nil {
 		j.PriorityClass = *u.PriorityClass
 		j.Priority = jobfile.PriorityClass(*u.PriorityClass).Priority()
+	}
+	if u.Priority != nil || u.PriorityClass != nil {
+		// LOW work is preemptible; out of LOW, an experiment is by
+		// default (the fake's job files say nothing else).
+		j.Preemptible = j.PriorityClass == string(jobfile.ClassLow) || j.Kind == string(jobfile.KindExperiment)
 	}
 	if u.Weight != nil {
 		j.Weight = *u.Weight

@@ -44,7 +44,9 @@ pending or PD; running or R), -n NAME, -A PROJECT and --pool POOL kill
 the live jobs that match them all, as allot jobs lists them (so only
 jobs you may see), in one request, and print each job killed and how
 many; a job already being killed is left to end. With IDs too, only
-the IDs that match are killed, and the others are named on stderr. Without IDs, at
+the IDs that match are killed, and the others are named on stderr with
+why; one you may not see, or that does not exist, makes the command exit
+1. Without IDs, at
 least one filter is needed: allot job kill alone kills nothing. Nothing
 matching is not an error. Whether you may kill a job the master decides,
 as for an ID.`
@@ -75,11 +77,16 @@ func runKills(cmd *cobra.Command, out *outputFlag, k killFilter, args []string) 
 		return err
 	}
 	filtered := !k.empty()
+	var failed []error
 	if filtered {
 		var ok bool
-		if ids, ok, err = resolveKills(cmd, c, k, ids); !ok || err != nil {
+		named := len(ids)
+		if ids, failed, ok, err = resolveKills(cmd, c, k, ids); !ok || err != nil {
 			if err == nil && (out.format == outputJSON || out.format == outputYAML) {
 				_, err = out.structured(cmd.OutOrStdout(), []api.KillReply{})
+			}
+			if err == nil && len(failed) > 0 {
+				err = fmt.Errorf("%s of %d not killed", plural.Count(len(failed), "job"), named)
 			}
 			return err
 		}
@@ -90,8 +97,8 @@ func runKills(cmd *cobra.Command, out *outputFlag, k killFilter, args []string) 
 	if err != nil {
 		return err
 	}
+	refused := len(failed)
 	replies := []api.KillReply{}
-	var failed []error
 	for _, x := range results {
 		if x.Reply == nil {
 			err := fmt.Errorf("job %d: %w", x.ID, &client.Error{Status: x.Status, Message: x.Error})
@@ -122,7 +129,7 @@ func runKills(cmd *cobra.Command, out *outputFlag, k killFilter, args []string) 
 		}
 	}
 	if len(failed) > 0 {
-		return fmt.Errorf("%s of %d not killed", plural.Count(len(failed), "job"), len(ids))
+		return fmt.Errorf("%s of %d not killed", plural.Count(len(failed), "job"), len(ids)+refused)
 	}
 	return nil
 }

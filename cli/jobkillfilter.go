@@ -80,9 +80,7 @@ func (k killFilter) matching(ctx context.Context, c *client.Client, ids []int64)
 		return nil, nil, err
 	}
 	for _, j := range jobs {
-		if (k.user != "" && j.User != k.user) || (k.name != "" && j.Name != k.name) || (k.project != "" && j.Project != k.project) ||
-			(k.pool != "" && j.Pool != k.pool) || (k.state != "" && j.State != k.state) || j.Ending ||
-			(len(ids) > 0 && !slices.Contains(ids, j.ID)) {
+		if !k.matches(j) || (len(ids) > 0 && !slices.Contains(ids, j.ID)) {
 			continue
 		}
 		match = append(match, j.ID)
@@ -95,25 +93,68 @@ func (k killFilter) matching(ctx context.Context, c *client.Client, ids []int64)
 	return match, skipped, nil
 }
 
+// matches reports whether live job j is one the filters kill.
+func (k killFilter) matches(j api.Job) bool {
+	return (k.user == "" || j.User == k.user) && (k.name == "" || j.Name == k.name) && (k.project == "" || j.Project == k.project) &&
+		(k.pool == "" || j.Pool == k.pool) && (k.state == "" || j.State == k.state) && !j.Ending &&
+		(j.State == "queued" || j.State == "running")
+}
+
+// whySkipped says why an ID given with filters was not among the jobs
+// they matched, reading the job: the master's refusal to show it (not
+// the caller's, no such job), which is refused (the command then exits
+// 1, as scancel does for an ID it could not cancel); that it has ended,
+// or how it does not match, which is not; or, for a job that matches by
+// its fields but was not listed (a list the master cut), kill: the
+// master decides. Before trial 2026-11-29b B4 each read "not a live job
+// that -t running matches", exit 0, also for a job the caller may not
+// see.
+func (k killFilter) whySkipped(ctx context.Context, c *client.Client, id int64) (why string, refused, kill bool) {
+	j, err := c.Job(ctx, id)
+	switch {
+	case err != nil:
+		return err.Error(), true, false
+	case slices.Contains(terminalStates, j.State):
+		return "it has ended (" + j.State + ")", false, false
+	case j.Ending:
+		return "it is already being killed", false, false
+	case k.matches(j):
+		return "", false, true
+	}
+	return fmt.Sprintf("not a live job that %s matches (it is %s)", k, j.State), false, false
+}
+
 // resolveKills is the jobs a filtered kill kills: it says on stderr
-// which IDs the filters left out, and when nothing matches; ok is false
-// then.
-func resolveKills(cmd *cobra.Command, c *client.Client, k killFilter, ids []int64) ([]int64, bool, error) {
+// which IDs the filters left out and why, and when nothing matches; ok
+// is false then. refused are the IDs given that were not killed for a
+// reason other than the filters (whySkipped), for the exit status.
+func resolveKills(cmd *cobra.Command, c *client.Client, k killFilter, ids []int64) (kill []int64, refused []error, ok bool, err error) {
 	ctx, cancel := requestContext(cmd)
 	defer cancel()
 	match, skipped, err := k.matching(ctx, c, ids)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
 	w := cmd.ErrOrStderr()
-	if len(skipped) > 0 {
-		fmt.Fprintf(w, "allot: %s not killed: not a live job that %s matches\n", idList(skipped), k)
+	for _, id := range skipped {
+		why, bad, also := k.whySkipped(ctx, c, id)
+		if also {
+			match = append(match, id)
+			continue
+		}
+		err := fmt.Errorf("job %d not killed: %s", id, why)
+		fmt.Fprintln(w, "allot:", err)
+		if bad {
+			refused = append(refused, err)
+		}
 	}
 	if len(match) == 0 {
-		fmt.Fprintf(w, "allot: no live job you may see matches %s: nothing killed\n", k)
-		return nil, false, nil
+		if len(refused) == 0 {
+			fmt.Fprintf(w, "allot: no live job you may see matches %s: nothing killed\n", k)
+		}
+		return nil, refused, false, nil
 	}
-	return match, true, nil
+	return match, refused, true, nil
 }
 
 // idList is "job 5", "jobs 5, 6".

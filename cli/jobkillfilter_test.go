@@ -11,7 +11,9 @@ import (
 // TestKillFilters: allot job kill takes scancel's filters (-u, -t, -n,
 // -A, --pool): it lists the live jobs they match, kills them in one POST
 // /jobs/kill and prints each; it refuses to run with neither IDs nor a
-// filter, and with IDs kills only those that match (trial r R11).
+// filter, and with IDs kills only those that match (trial r R11), saying
+// why each other was not killed, exit 1 for one it could not kill for
+// another reason than the filter (trial 2026-11-29b B4).
 func TestKillFilters(t *testing.T) {
 	tests := []struct {
 		cliCase
@@ -26,8 +28,21 @@ func TestKillFilters(t *testing.T) {
 		{cliCase: cliCase{name: "by project and pool", args: []string{"job", "kill", "-A", "vision", "--pool", "batch"},
 			out: "job 6 (notebook): killed\n1 job killed (-A vision --pool batch)\n"}, kill: `{"ids":[6]}`},
 		{cliCase: cliCase{name: "IDs and a filter: the IDs that match", args: []string{"job", "kill", "3", "6", "-t", "R"},
-			out: "job 3 (llm-pretrain): killed\n1 job killed (-t running)\n", errOut: "allot: job 6 not killed: not a live job that -t running matches\n"},
+			out: "job 3 (llm-pretrain): killed\n1 job killed (-t running)\n", errOut: "allot: job 6 not killed: not a live job that -t running matches (it is queued)\n"},
 			kill: `{"ids":[3]}`},
+		// B4: an ID the filter did not list for another reason says
+		// that reason, and the command exits 1 for one it could not kill.
+		{cliCase: cliCase{name: "an ID the caller may not see", args: []string{"job", "kill", "3", "1", "-t", "R"},
+			out:    "job 3 (llm-pretrain): killed\n1 job killed (-t running)\n",
+			errOut: "allot: job 1 not killed: master: 403 Forbidden: the job belongs to alice; killing it needs the lead role in vision\n",
+			err:    "1 job of 2 not killed"}, kill: `{"ids":[3]}`},
+		{cliCase: cliCase{name: "only an ID the caller may not see", args: []string{"job", "kill", "1", "-t", "R"},
+			errOut: "allot: job 1 not killed: master: 403 Forbidden: the job belongs to alice; killing it needs the lead role in vision\n",
+			err:    "1 job of 1 not killed"}},
+		{cliCase: cliCase{name: "no such ID", args: []string{"job", "kill", "99", "-u", "ana"},
+			errOut: "allot: job 99 not killed: master: 404 Not Found: job 99 does not exist\n", err: "1 job of 1 not killed"}},
+		{cliCase: cliCase{name: "an ended ID", args: []string{"job", "kill", "2", "-t", "R"},
+			errOut: "allot: job 2 not killed: it has ended (completed)\nallot: no live job you may see matches -t running: nothing killed\n"}},
 		{cliCase: cliCase{name: "nothing matches", args: []string{"job", "kill", "-n", "nosuch"},
 			errOut: "allot: no live job you may see matches -n nosuch: nothing killed\n"}},
 		{cliCase: cliCase{name: "nothing matches, json", args: []string{"job", "kill", "-n", "nosuch", "-o", "json"},
@@ -46,6 +61,7 @@ func TestKillFilters(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFakeMaster(t)
+			f.forbidden = map[int64]string{1: "the job belongs to alice; killing it needs the lead role in vision"}
 			runCLICases(t, f, []cliCase{tt.cliCase})
 			var kills []string
 			for i, r := range f.requests {

@@ -85,7 +85,7 @@ redrawn in place) until Ctrl-C.`,
 	fl.StringVar(&f.pool, "pool", "", "only jobs of this pool")
 	fl.StringVarP(&f.project, "project", "A", "", "only jobs of this project (squeue -A)")
 	fl.BoolVar(&f.subprojects, "subprojects", false, "with --project, the jobs of the projects under it too")
-	fl.StringVarP(&f.state, "state", "t", "", "only jobs in this state (squeue -t): queued, running, killing (tasks still stopping), completed, failed or killed (running takes the jobs shown resizing, moving or preempting); or Slurm's pending (PD), R, CG, CD, F, CA")
+	fl.StringVarP(&f.state, "state", "t", "", "only jobs in this state (squeue -t): queued, running, killing (tasks still stopping), completed, failed or killed (running takes the jobs shown resizing, moving or preempting); or Slurm's pending (PD), R, CG, CD, F, CA; all is --all")
 	fl.StringVarP(&f.user, "user", "u", "", "only jobs of this user (squeue -u)")
 	fl.StringVar(&f.estimate, "estimate", "range", "START shows the forecast's range, or the start if jobs run their whole time limits (limit) or their typical share of them (typical)")
 	fl.StringVar(&f.node, "node", "", "only jobs with a task on this node now")
@@ -100,13 +100,17 @@ func runJobs(cmd *cobra.Command, f jobsFlags) error {
 	if err := f.out.check(); err != nil {
 		return err
 	}
+	if strings.EqualFold(f.state, "all") {
+		// squeue -t all: every state, as --all (trial 2026-11-29b B10).
+		f.state, f.all = "", true
+	}
 	if f.state != "" {
 		s, ok := listState(f.state)
 		if !ok && slices.Contains(shownOnly, s) {
 			return usageErrorf("--state: a job shown %s is stored running, and --state running lists it", s)
 		}
 		if !ok {
-			return usageErrorf("--state: expected one of %s (or Slurm's pending, PD, R, CG, CD, F, CA), got %q", strings.Join(listStates, ", "), f.state)
+			return usageErrorf("--state: expected one of %s (or Slurm's pending, PD, R, CG, CD, F, CA, or all), got %q", strings.Join(listStates, ", "), f.state)
 		}
 		f.state = s
 	}
@@ -337,7 +341,17 @@ allot job ID is allot job show ID, with the same -o.`,
 	}
 	showsID(cmd, show)
 	cmd.AddCommand(listAlias(newJobsCmd(), "jobs"), newJobKillCmd(), newJobHoldCmd(), newJobReleaseCmd(), newJobRequeueCmd(), newJobLogsCmd(), newJobSetPriorityCmd(), newJobSetWeightCmd(), newJobUpdateCmd(),
-		newJobEventsCmd())
+		newJobEventsCmd(), jobAlias(newExplainCmd(), "explain"))
+	return cmd
+}
+
+// jobAlias makes a top-level command on one job also a verb of allot job
+// (allot job explain ID is allot explain ID): every other verb on one job
+// is under allot job, so that is where people look for it (trial
+// 2026-11-29b B7: the ID read as allot job's own argument).
+func jobAlias(cmd *cobra.Command, of string) *cobra.Command {
+	cmd.Short += " (the same as allot " + of + ")"
+	cmd.Example = strings.ReplaceAll(cmd.Example, "allot "+of+" ", "allot job "+of+" ")
 	return cmd
 }
 
@@ -416,8 +430,12 @@ func newJobSetPriorityCmd() *cobra.Command {
 			}
 			ctx, cancel := requestContext(cmd)
 			defer cancel()
+			before, berr := c.Job(ctx, id)
 			j, err := c.Update(ctx, id, u)
 			if err == nil {
+				if berr == nil {
+					preemptibleNote(cmd.ErrOrStderr(), before, j)
+				}
 				multifactorNote(ctx, cmd, c, j, "priority (1-99)",
 					" (A move into or out of LOW still makes it preemptible or not.)")
 			}
@@ -426,7 +444,10 @@ func newJobSetPriorityCmd() *cobra.Command {
 	cmd.Long = `Change a job's priority. A number from 1 to 99 sets it exactly; a class
 sets the class's canonical number (HIGH 10, NORMAL 42, LOW 80). On waiting
 jobs it changes the order; in a pool with preemption a more important job
-may preempt running preemptible tasks.`
+may preempt running preemptible tasks. A LOW job (60-99) is always
+preemptible; moved out of LOW it is preemptible only where its job file
+says preemptible: true, and the command says when the change makes it
+preemptible or not.`
 	return cmd
 }
 
@@ -469,6 +490,23 @@ func multifactorNote(ctx context.Context, cmd *cobra.Command, c *client.Client, 
 				"Its qos and nice set that place (allot job update %d --qos/--nice changes them; allot explain %d shows its factors).\n",
 				p.Name, what, j.ID, extra, j.ID, j.ID)
 		}
+	}
+}
+
+// preemptibleNote says on w when a priority change made a job
+// preemptible or not: LOW work always is, and a job moved out of LOW is
+// what its job file said (its kind's default where it said nothing), so
+// raising a LOW job's priority may make it non-preemptible, which also
+// changes what a node's loss does to it (trial 2026-11-29b B12: the
+// change went without a word).
+func preemptibleNote(w io.Writer, before, after api.Job) {
+	switch {
+	case before.Preemptible && !after.Preemptible:
+		fmt.Fprintf(w, "note: job %d is no longer preemptible: a job out of LOW (priority 60-99) is preemptible only "+
+			"where its job file says preemptible: true; to keep it preemptible, give it a priority in 60-99 "+
+			"(allot job set-priority %d LOW), or submit it again with preemptible: true\n", after.ID, after.ID)
+	case !before.Preemptible && after.Preemptible:
+		fmt.Fprintf(w, "note: job %d is now preemptible: a LOW job (priority 60-99) always is\n", after.ID)
 	}
 }
 

@@ -147,8 +147,8 @@ func TestJobs(t *testing.T) {
 `},
 		{name: "squeue's CD", args: []string{"jobs", "--state", "CD", "-o", "yaml"}, out: completedYAML},
 		{name: "Slurm's TIMEOUT, with no counterpart", args: []string{"jobs", "--state", "TO"},
-			err: `--state: expected one of queued, running, killing, completed, failed, killed (or Slurm's pending, PD, R, CG, CD, F, CA), got "TO"`},
-		{name: "bad state", args: []string{"jobs", "--state", "done"}, err: `--state: expected one of queued, running, killing, completed, failed, killed (or Slurm's pending, PD, R, CG, CD, F, CA), got "done"`},
+			err: `--state: expected one of queued, running, killing, completed, failed, killed (or Slurm's pending, PD, R, CG, CD, F, CA, or all), got "TO"`},
+		{name: "bad state", args: []string{"jobs", "--state", "done"}, err: `--state: expected one of queued, running, killing, completed, failed, killed (or Slurm's pending, PD, R, CG, CD, F, CA, or all), got "done"`},
 		{name: "resizing, a shown state only", args: []string{"jobs", "--state", "resizing"},
 			err: `--state: a job shown resizing is stored running, and --state running lists it`},
 		{name: "moving, a shown state only", args: []string{"jobs", "--state", "Moving"},
@@ -385,8 +385,11 @@ func TestJobChanges(t *testing.T) {
 		t.Errorf("PATCH bodies = %q, want %q", patches, want)
 	}
 	// Invalid arguments send nothing. (Each update also reads the pools,
-	// for multifactorNote.)
-	changes := slices.DeleteFunc(slices.Clone(f.requests), func(r string) bool { return r == "GET /api/v1/pools" })
+	// for multifactorNote, and a priority change the job first, for
+	// preemptibleNote.)
+	changes := slices.DeleteFunc(slices.Clone(f.requests), func(r string) bool {
+		return r == "GET /api/v1/pools" || strings.HasPrefix(r, "GET /api/v1/jobs/")
+	})
 	if n := len(changes); n != 7 {
 		t.Errorf("%d requests, want 7 (3 updates, 1 refused update, 3 kills): %q", n, f.requests)
 	}
@@ -611,5 +614,31 @@ func TestStartedText(t *testing.T) {
 	}
 	if got := startText(api.Job{State: "completed"}, "range"); got != "-" {
 		t.Errorf("an ended job's START %q, want -", got)
+	}
+}
+
+// TestJobsStateAll (trial 2026-11-29b B10): squeue's -t all is --all,
+// in any case, alone or with --all.
+func TestJobsStateAll(t *testing.T) {
+	fixClock(t)
+	for _, tt := range []struct {
+		name string
+		args []string
+	}{
+		{"-t all", []string{"jobs", "-t", "all"}},
+		{"--state ALL", []string{"jobs", "--state", "ALL"}},
+		{"-t all --all", []string{"jobs", "-t", "all", "--all"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeMaster(t)
+			want, _, err := runAt(t, f, "jobs", "--all")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _, err := runAt(t, f, tt.args...)
+			if err != nil || got != want {
+				t.Errorf("allot %s: %v\n%s\nwant allot jobs --all's:\n%s", strings.Join(tt.args, " "), err, got, want)
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -35,7 +36,15 @@ func newJobUpdateCmd() *cobra.Command {
 			}
 			ctx, cancel := requestContext(cmd)
 			defer cancel()
+			var before api.Job
+			berr := errNoPriority
+			if u.Priority != nil || u.PriorityClass != nil {
+				before, berr = c.Job(ctx, id)
+			}
 			j, err := c.Update(ctx, id, u)
+			if err == nil && berr == nil {
+				preemptibleNote(cmd.ErrOrStderr(), before, j)
+			}
 			if err == nil && (u.Priority != nil || u.PriorityClass != nil || u.Weight != nil) {
 				multifactorNote(ctx, cmd, c, j, "priority (1-99) or fair-share weight", "")
 			}
@@ -64,6 +73,10 @@ does in Slurm.`
 	fl.StringVar(&f.nice, "nice", "", "nice, 0..1000000000: lowers the job's multifactor priority by that much")
 	return cmd
 }
+
+// errNoPriority stands for the job not read before an update that does
+// not change its priority: no preemptibleNote is due.
+var errNoPriority = errors.New("no priority change")
 
 // update reads the flags into the PATCH; a flag not given is left out.
 func (f *jobUpdateFlags) update() (api.JobUpdate, error) {

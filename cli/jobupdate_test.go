@@ -1,8 +1,12 @@
 package cli
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/jobfile"
 )
 
 // TestJobUpdate: allot job update sends one PATCH of what its flags name,
@@ -39,5 +43,47 @@ func TestJobUpdate(t *testing.T) {
 	}
 	if strings.Join(patches, " ") != strings.Join(want, " ") {
 		t.Errorf("PATCH bodies = %q, want %q", patches, want)
+	}
+}
+
+// TestPreemptibleNote (trial 2026-11-29b B12): a priority change that
+// makes a job non-preemptible (out of LOW, its file not saying
+// preemptible: true) or preemptible (into LOW) says so on stderr, with
+// how to keep it preemptible; one that changes neither says nothing.
+func TestPreemptibleNote(t *testing.T) {
+	const noLonger = "note: job 6 is no longer preemptible: a job out of LOW (priority 60-99) is preemptible only where its job file " +
+		"says preemptible: true; to keep it preemptible, give it a priority in 60-99 (allot job set-priority 6 LOW), or submit it again with preemptible: true\n"
+	tests := []struct {
+		name     string
+		class    string // job 6's class before
+		args     []string
+		out, err string
+	}{
+		{"LOW raised to HIGH", "LOW", []string{"job", "set-priority", "6", "HIGH"}, "job 6 (notebook): priority 10 (HIGH)\n", noLonger},
+		{"LOW raised to a number", "LOW", []string{"job", "set-priority", "6", "42"}, "job 6 (notebook): priority 42 (NORMAL)\n", noLonger},
+		{"LOW kept LOW", "LOW", []string{"job", "set-priority", "6", "70"}, "job 6 (notebook): priority 70 (LOW)\n", ""},
+		{"NORMAL raised to HIGH", "NORMAL", []string{"job", "set-priority", "6", "HIGH"}, "job 6 (notebook): priority 10 (HIGH)\n", ""},
+		{"NORMAL lowered to LOW", "NORMAL", []string{"job", "set-priority", "6", "LOW"}, "job 6 (notebook): priority 80 (LOW)\n",
+			"note: job 6 is now preemptible: a LOW job (priority 60-99) always is\n"},
+		{"update --priority", "LOW", []string{"job", "update", "6", "--priority", "HIGH"}, "", noLonger},
+		{"update of another field", "LOW", []string{"job", "update", "6", "--weight", "2"}, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeMaster(t)
+			j := &f.jobs[slices.IndexFunc(f.jobs, func(j api.Job) bool { return j.ID == 6 })]
+			j.PriorityClass, j.Priority = tt.class, jobfile.PriorityClass(tt.class).Priority()
+			j.Preemptible = tt.class == "LOW"
+			out, errOut, err := runAt(t, f, tt.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.out != "" && out != tt.out {
+				t.Errorf("stdout %q, want %q", out, tt.out)
+			}
+			if errOut != tt.err {
+				t.Errorf("stderr %q\nwant %q", errOut, tt.err)
+			}
+		})
 	}
 }

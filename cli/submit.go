@@ -22,6 +22,8 @@ type submitFlags struct {
 	timeLimit string
 	// gpus overrides its resources.slots (sbatch -G, submitgpus.go).
 	gpus gpuFlags
+	// wrap is sbatch's --wrap: a job of this command, no job file.
+	wrap string
 }
 
 // override puts the flags given over the job's fields, and returns the
@@ -49,8 +51,8 @@ func (f *submitFlags) override(cmd *cobra.Command, job *jobfile.Job) map[string]
 func newSubmitCmd() *cobra.Command {
 	var f submitFlags
 	cmd := &cobra.Command{
-		Use:   "submit FILE",
-		Short: "Submit a job file and print the new job's ID",
+		Use:   "submit [FILE]",
+		Short: "Submit a job file (or a command: --wrap) and print the new job's ID",
 		Long: `Check a job file (docs/jobfile.md) locally, so that mistakes are reported
 with their line before anything is sent, then submit it to the master and
 print the new job's ID alone on stdout, for scripts to capture. FILE "-"
@@ -84,7 +86,12 @@ node runs as a gang across nodes; 0 makes a zero-slot task). An
 experiment runs several trials at once, so --gpus is refused for it:
 --gpus-per-task (sbatch's name too) sets each trial's, resources.slots,
 for any job. Either is refused below the file's min_slots or above its
-max_slots.`,
+max_slots.
+
+--wrap COMMAND, as sbatch's, submits a job of that command without a job
+file: a command job named wrap, on 1 GPU, in the default pool and project,
+its output kept by the master (allot job logs ID); -G, -t, -J, -p, -A and
+-q set the rest, as over a file's.`,
 		Example: `  allot submit train.yaml
   id=$(allot submit sweep.yaml) && allot job logs "$id" -f
   allot submit --allow-infeasible big.yaml   # waits for nodes yet to join
@@ -95,10 +102,15 @@ max_slots.`,
   allot submit -t 2h train.yaml              # the file's job with a 2-hour limit
   allot submit -G 8 train.yaml               # on 8 GPUs, whatever the file's slots
   allot submit --gpus-per-task 2 sweep.yaml  # each trial of an experiment on 2 GPUs
-  allot submit --test-only train.yaml -o json`,
-		Args: cobra.ExactArgs(1),
+  allot submit --test-only train.yaml -o json
+  allot submit -G 1 -t 2h --wrap "python train.py --lr 3e-4"   # sbatch --wrap: no job file`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runSubmit(cmd, args[0], &f)
+			path, err := f.jobFile(cmd, args)
+			if err != nil {
+				return err
+			}
+			return runSubmit(cmd, path, &f)
 		},
 	}
 	cmd.Flags().BoolVar(&f.allow, "allow-infeasible", false,
@@ -112,6 +124,8 @@ max_slots.`,
 	cmd.Flags().StringVarP(&f.project, "project", "A", "", "the project to submit to, over the job file's project: (sbatch -A)")
 	cmd.Flags().StringVarP(&f.name, "name", "J", "", "the job's name, over the job file's name: (sbatch -J)")
 	cmd.Flags().StringVarP(&f.qos, "qos", "q", "", "the job's QOS level, over the job file's resources.qos: (sbatch -q)")
+	cmd.Flags().StringVar(&f.wrap, "wrap", "",
+		"submit a job of this command, without a job file (sbatch --wrap); -G, -t, -J, -p, -A and -q set the rest")
 	cmd.Flags().StringVarP(&f.timeLimit, "time", "t", "",
 		"the time limit per task, over the job file's resources.time_limit, with its unit (90m, 2h) or Slurm's form (1-00:00:00); 0 for none (sbatch -t)")
 	f.gpus.register(cmd)
@@ -123,7 +137,7 @@ func runSubmit(cmd *cobra.Command, path string, f *submitFlags) error {
 	if err := f.out.check(); err != nil {
 		return err
 	}
-	name, data, err := readJobFile(cmd, path)
+	name, data, err := f.readJob(cmd, path)
 	if err != nil {
 		return err
 	}
@@ -180,4 +194,38 @@ func runSubmit(cmd *cobra.Command, path string, f *submitFlags) error {
 	}
 	_, err = fmt.Fprintln(w, r.ID)
 	return err
+}
+
+// wrapPath stands for the job --wrap makes, in place of a file's path.
+const wrapPath = "--wrap"
+
+// jobFile is the job file args name, or wrapPath for --wrap, which takes
+// none (trial 2026-11-29b B10: sbatch's one-line jobs).
+func (f *submitFlags) jobFile(cmd *cobra.Command, args []string) (string, error) {
+	wrap := cmd.Flags().Changed("wrap")
+	switch {
+	case wrap && len(args) > 0:
+		return "", usageErrorf("--wrap: give a job file or --wrap COMMAND, not both (got %q too)", args[0])
+	case wrap && strings.TrimSpace(f.wrap) == "":
+		return "", usageErrorf("--wrap: expected a command, got %q", f.wrap)
+	case wrap:
+		return wrapPath, nil
+	case len(args) == 0:
+		return "", &usageError{cmd: cmd.CommandPath(), err: fmt.Errorf("expected a file (allot submit FILE), or a command (allot submit --wrap COMMAND)")}
+	}
+	return args[0], nil
+}
+
+// readJob reads the job file at path, or, for wrapPath, makes the job
+// --wrap asks for: a command job named wrap, the rest the defaults and
+// the flags'.
+func (f *submitFlags) readJob(cmd *cobra.Command, path string) (string, []byte, error) {
+	if path != wrapPath {
+		return readJobFile(cmd, path)
+	}
+	data, err := json.Marshal(map[string]string{"name": "wrap", "entrypoint": f.wrap})
+	if err != nil {
+		return "", nil, fmt.Errorf("encode the --wrap job: %w", err)
+	}
+	return wrapPath, data, nil
 }

@@ -382,3 +382,76 @@ func TestSubmitTimeOverride(t *testing.T) {
 		})
 	}
 }
+
+// TestSubmitErrorPriorityCap (trial 2026-11-29b B21): the master's
+// max_priority_class refusal names the field the file gave, and the CLI
+// points at its line, printing the path once.
+func TestSubmitErrorPriorityCap(t *testing.T) {
+	const file = "name: hi8b\nproject: nlp\nresources:\n  slots: 8\n  priority_class: HIGH\nentrypoint: x\n"
+	const why = "project nlp caps its members' jobs at priority class NORMAL (max_priority_class), so HIGH work needs its lead or an admin"
+	for _, tt := range []struct {
+		name, field, msg, want string
+	}{
+		{"priority_class", "resources.priority_class", "resources.priority_class: HIGH: " + why,
+			"hi8b.yaml:5: resources.priority_class: HIGH: " + why + " (master: 403 Forbidden)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := submitError("submit", "hi8b.yaml", "hi8b.yaml", []byte(file), nil,
+				&client.Error{Status: 403, Field: tt.field, Message: tt.msg})
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("error %v\nwant %s", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestSubmitWrap (trial 2026-11-29b B10): allot submit --wrap COMMAND is
+// sbatch's one-line job: a command job named wrap of that entrypoint, on
+// the file's defaults, which -G, -t, -J, -p and -A set; with a file too,
+// or an empty command, it is a usage error, and nothing is sent.
+func TestSubmitWrap(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		// the job sent; nil: none
+		want func(j *jobfile.Job) bool
+		err  string
+	}{
+		{"the defaults", []string{"submit", "--wrap", "python x.py && echo done"}, func(j *jobfile.Job) bool {
+			return j.Name == "wrap" && j.Entrypoint == "python x.py && echo done" && j.Resources.Slots == 1 && j.Resources.TimeLimit == 0
+		}, ""},
+		{"with sbatch's flags", []string{"submit", "-G", "2", "-t", "2h", "-J", "quick", "-p", "batch", "-A", "nlp", "--wrap", "python x.py"},
+			func(j *jobfile.Job) bool {
+				return j.Name == "quick" && j.Entrypoint == "python x.py" && j.Resources.Slots == 2 && j.Resources.TimeLimit == 7200 &&
+					j.Pool == "batch" && j.Project == "nlp"
+			}, ""},
+		{"and a file", []string{"submit", "job.yaml", "--wrap", "x"}, nil, `--wrap: give a job file or --wrap COMMAND, not both (got "job.yaml" too)`},
+		{"an empty command", []string{"submit", "--wrap", " "}, nil, `--wrap: expected a command, got " "`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeMaster(t)
+			out, _, err := runAt(t, f, tt.args...)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error %v, want %q", err, tt.err)
+				}
+			} else if err != nil || out != "104\n" {
+				t.Fatalf("%v, stdout %q: want the new job's ID", err, out)
+			}
+			var sent []*jobfile.Job
+			for i, r := range f.requests {
+				if r == "POST /api/v1/jobs" {
+					j, err := jobfile.ParseJSON("sent", []byte(f.bodies[i]))
+					if err != nil {
+						t.Fatal(err)
+					}
+					sent = append(sent, j)
+				}
+			}
+			if (tt.want == nil) != (len(sent) == 0) || (tt.want != nil && (len(sent) != 1 || !tt.want(sent[0]))) {
+				t.Errorf("sent %+v", sent)
+			}
+		})
+	}
+}

@@ -34,13 +34,22 @@ type agentLimits struct{ *agents }
 // and sync reply, of its attempts' time limits: for each attempt that
 // starts or runs there (its part not exited) and has a limit, its
 // deadline (the master's own, deadline) and the time left until it, in
-// the order of the tasks. Callers hold mu.
+// the order of the tasks. An attempt the master is killing for its limit
+// is listed too: an agent sends api.Report.StoppedAtLimit only to a
+// master that listed limits since it registered, and one that applied
+// the limit while the master was down registers with a master that
+// killed the attempt at its start; without the list its report would
+// read as the master's late kill (trial 2026-11-29b B20). Callers hold
+// mu.
 func (ag agentLimits) timeLimitsFor(n *mnode) []api.TimeLimit {
 	now := ag.m.now()
 	var out []api.TimeLimit
 	for _, t := range ag.m.tasksOn(n.rec.Name) {
 		p := t.part(n.rec.Name)
 		at, ok := deadline(t)
+		if !ok && t.rec.State == store.TaskKilling && t.endCause == store.CauseTimeLimit {
+			at, ok = deadlineOf(t)
+		}
 		if p == nil || p.state == partExited || !ok {
 			continue
 		}
@@ -112,10 +121,15 @@ func limitReason(t *mtask) string {
 
 // agentNote says, after a limit's reason, that node's agent applied the
 // limit that fell at at, and why the master had not: its store was
-// unavailable then, where the last outage spans at.
+// unavailable then, where the last outage spans at, or it was not
+// running (it started after at).
 func (tl *timeLimits) agentNote(node string, at time.Time) string {
 	if out, ok := tl.m.health.lastOutageSpanning(at); ok {
 		return fmt.Sprintf("; applied at the limit by node %s's agent: the store was unavailable %s", node, outageSpan(out))
+	}
+	if !tl.began.IsZero() && tl.began.After(at) {
+		return fmt.Sprintf("; applied at the limit by node %s's agent: the master was not running until %s", node,
+			tl.began.UTC().Format("15:04:05 UTC"))
 	}
 	return fmt.Sprintf("; applied at the limit by node %s's agent: the master had not stopped it", node)
 }

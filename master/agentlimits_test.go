@@ -16,7 +16,8 @@ import (
 // TestTimeLimitsSentToAgents: every sync reply tells the agent when its
 // attempts reach their time limits: the attempt's start plus the limit,
 // with the time left; again, changed, after a job update lowers the
-// limit; no more once the master has killed the attempt.
+// limit; while the master kills the attempt for it too (B20:
+// timeLimitsFor); no more once the attempt has ended.
 func TestTimeLimitsSentToAgents(t *testing.T) {
 	h := newHarness(t)
 	a := h.agent("n1", 1)
@@ -36,10 +37,11 @@ func TestTimeLimitsSentToAgents(t *testing.T) {
 				t.Fatalf("PATCH: %d", code)
 			}
 		}, 20 * time.Minute},
-		{"killed at it", func(*testing.T) {
+		{"killed at it: its kill's reply lists it", func(*testing.T) {
 			h.clock.Advance(10 * time.Minute)
 			checkLimits(h)
-		}, 0},
+		}, 20 * time.Minute},
+		{"ended", func(*testing.T) {}, 0},
 	}
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {
@@ -182,6 +184,96 @@ func TestDeadline(t *testing.T) {
 			got, ok := deadline(task)
 			if ok != !c.want.IsZero() || !got.Equal(c.want) {
 				t.Fatalf("deadline %v (%v), want %v", got, ok, c.want)
+			}
+		})
+	}
+}
+
+// TestTimeLimitWhileMasterDown (trial 2026-11-29b B20): a job's
+// 1-minute limit falls while the master is down (from 50 s to 85 s). Its
+// agent applies the limit 5 s late (its slack) and reports the exit once
+// the master is back: the end says that the agent applied it while the
+// master was not running, whether the agent's report or the new master's
+// own late kill comes first; an agent without the backstop leaves the
+// late kill's words, which say how late and why.
+func TestTimeLimitWhileMasterDown(t *testing.T) {
+	cases := []struct {
+		name          string
+		agentStops    bool // the agent applied the limit and reports it
+		masterFirst   bool // the new master's tick kills before the agent's report
+		wantKill, end string
+	}{
+		{"the agent's report first", true, false, "agent", "agent"},
+		{"the master's late kill first", true, true, "late", "agent"},
+		{"an agent without the backstop", false, true, "late", "late"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t)
+			a := h.agent("n1", 1)
+			a.HoldKill = true // an exit held back is reported once, not again for a kill
+			id := h.submit(jobSpec("train", 1, `, "time_limit": 60`))
+			h.step()
+			h.sync(a, a)
+			started := h.clock.Now()
+			task := tid(id, 0, 1)
+
+			h.clock.Advance(50 * time.Second) // the master goes down
+			h.clock.Advance(15 * time.Second)
+			exited := started.Add(65 * time.Second)
+			if c.agentStops {
+				a.HoldExit(task) // listed exited at its registration, its report to follow
+			}
+			h.clock.Advance(20 * time.Second)
+			h.start()
+			back := h.clock.Now()
+			if c.masterFirst {
+				h.m.Tick(h.ctx) // before the agent registers again
+			}
+			a.Master = h.srv.URL
+			reg, err := a.Rejoin(h.ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The registration's reply lists the limit of the attempt the
+			// master kills for it too, so that the agent, which sends
+			// stopped_at_limit only to a master that sent time limits
+			// since it registered, says that it applied it.
+			if len(reg.TimeLimits) != 1 || reg.TimeLimits[0].Task != task {
+				t.Errorf("registration's time limits %+v, want the attempt's", reg.TimeLimits)
+			}
+			if c.agentStops {
+				a.Inject(api.Report{Task: task, Event: api.EventExited, Outcome: string(agent.OutcomeKilled), At: exited,
+					Error: "stopped by the agent at its time limit of 1m", StoppedAtLimit: true})
+			}
+			h.sync(a, a)
+			if !c.agentStops {
+				a.Exit(task, agent.OutcomeKilled, -1) // the master's kill, its grace over
+			}
+			h.sync(a, a)
+
+			until := back.UTC().Format("15:04:05 UTC")
+			words := map[string]string{
+				"agent": "time limit of 1m reached; applied at the limit by node n1's agent: the master was not running until " + until,
+				"late":  "time limit of 1m reached; killed 25s after its limit: the master was not running until " + until,
+			}
+			j := h.job(id)
+			if j.State != "killed" || len(j.TaskList) != 1 || len(j.TaskList[0].Attempts) != 1 {
+				t.Fatalf("job %s, want killed on its one attempt: %+v", j.State, j.TaskList)
+			}
+			tk, att := j.TaskList[0], j.TaskList[0].Attempts[0]
+			if tk.Reason != words[c.end] || att.EndState != "killed" {
+				t.Errorf("task reason %q, attempt %s; want %q, killed", tk.Reason, att.EndState, words[c.end])
+			}
+			if c.agentStops && (att.ExitedAt == nil || !att.ExitedAt.Equal(exited)) {
+				t.Errorf("exited at %v, want %v: its usage is charged to its exit", att.ExitedAt, exited)
+			}
+			evs, err := h.st.Events(h.ctx, store.EventFilter{JobID: id, To: string(store.TaskKilling)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(evs) != 1 || evs[0].Reason != words[c.wantKill] {
+				t.Errorf("kill events %+v, want one with %q", evs, words[c.wantKill])
 			}
 		})
 	}

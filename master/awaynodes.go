@@ -36,8 +36,11 @@ type awayNode struct {
 	name  string
 	state store.NodeState // lost, or left
 	since time.Time       // when it went lost or left; zero: before this master started
-	heard time.Time       // its agent's last contact; zero: unknown
-	node  sched.Node      // at its own GPUs, in the snapshot's pool
+	// heard is its agent's last contact (mnode.seen, allot nodes' LAST
+	// SEEN), not the record's heartbeat, which is the registration's until
+	// the store is next written (trial 2026-11-29b B17); zero: unknown.
+	heard time.Time
+	node  sched.Node // at its own GPUs, in the snapshot's pool
 }
 
 // awayView answers, for one pass or one explanation, which nodes not up
@@ -62,7 +65,7 @@ func newAwayView(m *Master, pools map[string]int, snap *sched.Snapshot) *awayVie
 		}
 		f := nodeFacts(m.cfg, name, n, i)
 		v.byPool[i] = append(v.byPool[i], awayNode{name: name, state: n.rec.State, since: n.lostAt,
-			heard: n.rec.HeartbeatAt, node: f.Node()})
+			heard: n.seen, node: f.Node()})
 	}
 	for _, ns := range v.byPool {
 		slices.SortFunc(ns, func(a, b awayNode) int { return strings.Compare(a.name, b.name) })

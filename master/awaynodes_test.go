@@ -39,6 +39,15 @@ func TestAwayNodeWait(t *testing.T) {
 		{name: "lost", away: loseN1, slots: 8, code: CodeNodesDown,
 			says: "no node of pool default up now can hold a task of 8 slots (the nodes up hold 4 together); its node n1 (8 GPUs) is lost since 12:00:32 (no word from its agent since 12:00:00): it waits for n1 to come back, or for another node that can hold its task to join",
 			lost: 1, back: true},
+		// B17: its last word is its sync 10 s after its registration,
+		// not the registration.
+		{name: "lost after a sync", away: func(h *harness, n1, n4 *mastertest.Agent) {
+			h.clock.Advance(10 * time.Second)
+			h.sync(n1, n4)
+			loseN1(h, n1, n4)
+		}, slots: 8, code: CodeNodesDown,
+			says: "its node n1 (8 GPUs) is lost since 12:00:42 (no word from its agent since 12:00:10)",
+			lost: 1, back: true},
 		{name: "left", away: func(h *harness, n1, _ *mastertest.Agent) {
 			n1.Leave()
 			h.sync(n1) // runs nothing: its final sync

@@ -79,7 +79,7 @@ func (ja jobDryRun) judge(p auth.Principal, data []byte, opt SubmitOptions) (sub
 		// file's project: line or the -A flag that set it.
 		return submission{}, &httpError{status: http.StatusForbidden, field: "project", msg: err.Error()}
 	}
-	if err := checkPriorityCap(ja.m.Config(), p, rec.Project, rec.Priority, "resources.priority"); err != nil {
+	if err := checkFilePriorityCap(ja.m.Config(), p, rec.Project, spec, data); err != nil {
 		return submission{}, err
 	}
 	specTasks, err := spec.Tasks()

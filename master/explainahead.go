@@ -354,6 +354,19 @@ func (f *cfFacts) aheadAnswer(ji int, cf *api.Counterfactual, ask *aheadAsk, gon
 		where = " on " + strings.Join(out.Nodes, ", ")
 	}
 	out.Message = fmt.Sprintf("It could start%s once %s.", where, mustEndPhrase(out.MustEnd))
+	if there, away := f.splitElsewhere(out, gone); len(away) > 0 && len(there) > 0 {
+		var on []string
+		for _, r := range away {
+			for _, n := range r.RunsOn {
+				if !slices.Contains(on, n) {
+					on = append(on, n)
+				}
+			}
+		}
+		slices.Sort(on)
+		out.Message = fmt.Sprintf("It could start%s once %s there and, on %s, %s for the jobs the pool serves before it.",
+			where, mustEndPhrase(there), strings.Join(on, ", "), mustEndPhrase(away))
+	}
 	if takers != "" {
 		out.Message = strings.TrimSuffix(out.Message, ".") + ": " + takers + "."
 	}
@@ -583,4 +596,44 @@ func (w *aheadWork) run(v *readView) *api.Counterfactual {
 		return nil
 	}}
 	return pf.playAhead(w.ji, w.cf, w.ask)
+}
+
+// splitElsewhere marks in out.MustEnd the jobs whose allocations gone
+// run on none of out.Nodes (RunsOn: their nodes), and returns those on
+// them and those elsewhere: a job on another node must end for the jobs
+// the pool serves first, which its room lets start and stop blocking
+// this one. The table under "on n2, once these end" listed it as though
+// it ran on n2 (trial 2026-11-29b B8).
+func (f *cfFacts) splitElsewhere(out *api.Counterfactual, gone []int) (there, away []api.JobRef) {
+	if len(out.Nodes) == 0 {
+		return out.MustEnd, nil
+	}
+	s := f.s
+	on := map[int64][]string{}
+	for _, ai := range gone {
+		a := &s.Allocs[ai]
+		id := int64(-1)
+		if rec := f.rec(a.Job); rec != nil {
+			id = rec.ID
+		} else if n, err := strconv.ParseInt(s.Jobs[a.Job].ID, 10, 64); err == nil {
+			id = n
+		}
+		for _, ns := range a.Nodes {
+			if int(ns.Node) < len(s.Nodes) && !slices.Contains(on[id], s.Nodes[ns.Node].Name) {
+				on[id] = append(on[id], s.Nodes[ns.Node].Name)
+			}
+		}
+	}
+	for i := range out.MustEnd {
+		r := &out.MustEnd[i]
+		nodes := on[r.ID]
+		if len(nodes) == 0 || slices.ContainsFunc(nodes, func(n string) bool { return slices.Contains(out.Nodes, n) }) {
+			there = append(there, *r)
+			continue
+		}
+		slices.Sort(nodes)
+		r.RunsOn = nodes
+		away = append(away, *r)
+	}
+	return there, away
 }

@@ -25,6 +25,9 @@ type aheadCase struct {
 	startFirst []string
 	says       []string
 	not        []string
+	// elsewhere are the must_end jobs that run on none of its nodes
+	// (runs_on set), by name; checked where set.
+	elsewhere []string
 }
 
 // TestExplainJobsAhead: the counterfactual plays out the jobs ranked
@@ -91,8 +94,10 @@ func TestExplainJobsAhead(t *testing.T) {
 		{name: "fifo: the head takes the node that frees first", config: fifo, nodes: twoNodes,
 			running: []string{jobSpec("r1", 4, `, "time_limit": 3600`), jobSpec("r2", 4, `, "time_limit": 7200`)},
 			waiting: []string{jobSpec("head", 4, ""), jobSpec("next", 4, "")}, explain: "next",
-			nodes2: "q2", mustEnd: []string{"r1", "r2"}, startFirst: []string{"head"},
-			says: []string{"once jobs {r1} and {r2} end: job {head} would take some of what they free (the pool's order serves it first)."}},
+			nodes2: "q2", mustEnd: []string{"r1", "r2"}, startFirst: []string{"head"}, elsewhere: []string{"r1"},
+			// B8: r1 runs on q1; it must end for head, not to free q2.
+			says: []string{"It could start on q2 once job {r2} ends there and, on q1, job {r1} ends for the jobs the pool serves before it: " +
+				"job {head} would take some of what they free (the pool's order serves it first)."}},
 		{name: "fifo: a gang behind a job the pool holds with it", config: fifo, nodes: twoNodes,
 			running: []string{jobSpec("r1", 4, `, "time_limit": 3600`), jobSpec("r2", 4, `, "time_limit": 7200`)},
 			waiting: []string{jobSpec("head", 4, ""), jobSpec("gang", 8, "")}, explain: "gang",
@@ -101,8 +106,9 @@ func TestExplainJobsAhead(t *testing.T) {
 		{name: "priority: the more important job submitted later goes first", config: priority, nodes: twoNodes,
 			running: []string{jobSpec("r1", 4, `, "priority": 50, "time_limit": 3600`), jobSpec("r2", 4, `, "priority": 50, "time_limit": 7200`)},
 			waiting: []string{jobSpec("low", 4, `, "priority": 60`), jobSpec("urgent", 4, `, "priority": 10`)}, explain: "low",
-			nodes2: "q2", mustEnd: []string{"r1", "r2"}, startFirst: []string{"urgent"},
-			says: []string{"once jobs {r1} and {r2} end: job {urgent} would take some of what they free (the pool's order serves it first)."}},
+			nodes2: "q2", mustEnd: []string{"r1", "r2"}, startFirst: []string{"urgent"}, elsewhere: []string{"r1"},
+			says: []string{"It could start on q2 once job {r2} ends there and, on q1, job {r1} ends for the jobs the pool serves before it: " +
+				"job {urgent} would take some of what they free (the pool's order serves it first)."}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -178,6 +184,17 @@ func checkAhead(t *testing.T, x api.Explanation, tt aheadCase, ids map[string]in
 		!slices.Equal(names(cf.StartFirst), tt.startFirst) {
 		t.Fatalf("would start on %q once %v end, first %v (%q); want %q, %v, %v",
 			got, names(cf.MustEnd), names(cf.StartFirst), cf.Message, tt.nodes2, tt.mustEnd, tt.startFirst)
+	}
+	if tt.elsewhere != nil {
+		var away []api.JobRef
+		for _, r := range cf.MustEnd {
+			if len(r.RunsOn) > 0 {
+				away = append(away, r)
+			}
+		}
+		if got := names(away); !slices.Equal(got, tt.elsewhere) {
+			t.Errorf("must_end elsewhere (runs_on) %v, want %v", got, tt.elsewhere)
+		}
 	}
 	words := func(ws []string) []string {
 		var out []string

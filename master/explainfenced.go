@@ -1,6 +1,7 @@
 package master
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -10,6 +11,10 @@ import (
 	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/store"
 )
+
+// maxStartsRead bounds the master's own audit entries (its starts and
+// store outages) that fencedMasterBack reads, the newest first.
+const maxStartsRead = 200
 
 // An attempt that its agent's fence (or its task shim's) stopped while
 // the master was unreachable ends preempted, as the agent reports it, so
@@ -62,5 +67,35 @@ func fencedSentence(fenced []api.Preemption) string {
 		return fmt.Sprintf("%d of its tasks were stopped by their agents' fence, once each, %s.", n, why)
 	default:
 		return fmt.Sprintf("%d of its tasks were stopped by their agents' fence, %s in all, %s.", len(tasks), plural.Times(n), why)
+	}
+}
+
+// fencedMasterBack dates the master's return for each fenced attempt:
+// the first "master start" of the audit log after its stop (ExitedAt)
+// and no later than its report (At). The report comes once the agent has
+// registered again, seconds after the start: "master back at" the
+// report's time read as the return (trial 2026-11-29b B2). An audit the
+// store cannot read leaves them undated: the CLI then says "reported
+// at".
+func (ja *jobsAPI) fencedMasterBack(ctx context.Context, fenced []api.Preemption) {
+	if len(fenced) == 0 {
+		return
+	}
+	es, err := ja.m.st.Audit(ctx, store.AuditFilter{Actor: "master", Newest: true, Limit: maxStartsRead})
+	if err != nil {
+		ja.m.log.Warn("explain: the master's starts not read from the audit log", "err", err)
+		return
+	}
+	for i := range fenced {
+		p := &fenced[i]
+		if p.ExitedAt == nil {
+			continue
+		}
+		for _, e := range es { // newest first: the last one that fits is the earliest
+			if e.Action == "master start" && e.At.After(*p.ExitedAt) && !e.At.After(p.At) {
+				at := e.At.UTC()
+				p.MasterBack = &at
+			}
+		}
 	}
 }

@@ -15,7 +15,8 @@ import (
 // shim's) stopped while the master was down, and that the agent reported
 // preempted once the master was back, is listed by explain apart from
 // the preemptions, dated by its stop (the report's exit time), with the
-// master's return beside it and the attempt that resumed the task; the
+// master's return (its start, trial 2026-11-29b B2) and the report's
+// arrival beside it and the attempt that resumed the task; the
 // summary counts it as no preemption, and allot job show's attempt is
 // marked fenced (trial 2026-11-29a A8).
 func TestExplainFencedApart(t *testing.T) {
@@ -43,6 +44,8 @@ func TestExplainFencedApart(t *testing.T) {
 			h.clock.Advance(25 * time.Second)
 			h.start()
 			back := h.clock.Now()
+			h.clock.Advance(11 * time.Second) // the agent registers and reports
+			reported := h.clock.Now()
 			a.Inject(api.Report{Task: tid(id, 0, 1), Event: api.EventExited, Outcome: string(agent.OutcomePreempted),
 				Error: tt.err, At: stopped})
 			a.Forget(tid(id, 0, 1))
@@ -68,8 +71,13 @@ func TestExplainFencedApart(t *testing.T) {
 				t.Fatalf("fenced %+v, want attempt 1", x.Fenced)
 			}
 			f := x.Fenced[0]
-			if f.Task != 0 || f.Attempt != 1 || f.ExitedAt == nil || !f.ExitedAt.Equal(stopped) || !f.At.Equal(back) {
-				t.Fatalf("fenced %+v (exited %v), want task 0 attempt 1 stopped at %s, master back at %s", f, f.ExitedAt, stopped, back)
+			if f.Task != 0 || f.Attempt != 1 || f.ExitedAt == nil || !f.ExitedAt.Equal(stopped) || !f.At.Equal(reported) {
+				t.Fatalf("fenced %+v (exited %v), want task 0 attempt 1 stopped at %s, reported at %s", f, f.ExitedAt, stopped, reported)
+			}
+			// B2: the master's return is its start (the audit's "master
+			// start"), not the report's arrival.
+			if f.MasterBack == nil || !f.MasterBack.Equal(back) {
+				t.Fatalf("master back %v, want %s (its start)", f.MasterBack, back)
 			}
 			if !strings.Contains(f.Why, "fence") || !strings.HasSuffix(f.Why, "; attempt 2 resumed from its checkpoint") {
 				t.Fatalf("why %q, want the agent's words, then attempt 2", f.Why)

@@ -94,5 +94,5 @@ func TestExplainBackfillReservationMoves(t *testing.T) {
 	x := explainAs(t, h, h.admin, ids["d"])
 	checkAhead(t, x, aheadCase{nodes2: "n1", mustEnd: []string{"c", "e"}, startFirst: []string{"head"},
 		says: []string{"Once job {c} ends it would still wait: starting then would delay the reservation of job {head}. " +
-			"It could start on n1 once jobs {c} and {e} end: job {head} would take some of what they free (the pool's order serves it first)."}}, ids)
+			"It could start on n1 once job {c} ends there and, on n2, job {e} ends for the jobs the pool serves before it: job {head} would take some of what they free (the pool's order serves it first)."}}, ids)
 }

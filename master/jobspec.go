@@ -3,10 +3,12 @@ package master
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/allot-sched/allot/agent/gpumodel"
 	"github.com/allot-sched/allot/auth"
@@ -168,6 +170,31 @@ func checkPriorityCap(cfg *config.Config, p auth.Principal, project string, prio
 	}
 	return &httpError{status: http.StatusForbidden, field: field,
 		msg: fmt.Sprintf("%s %d: %v", field, priority, err)}
+}
+
+// checkFilePriorityCap is checkPriorityCap for a submitted job file
+// (data): the refusal names the field the file gave, priority or
+// priority_class, with its value as written ("resources.priority_class:
+// HIGH: project nlp caps ..."), so that the CLI points at that line. It
+// named resources.priority, which a file of priority_class does not
+// have: the CLI pointed at resources: and printed the path twice (trial
+// 2026-11-29b B21).
+func checkFilePriorityCap(cfg *config.Config, p auth.Principal, project string, job *jobfile.Job, data []byte) error {
+	err := checkPriorityCap(cfg, p, project, job.Resources.Priority, "resources.priority")
+	var he *httpError
+	if !errors.As(err, &he) {
+		return err
+	}
+	field, value := "resources.priority", strconv.Itoa(job.Resources.Priority)
+	var file struct {
+		Resources map[string]json.RawMessage `json:"resources"`
+	}
+	if json.Unmarshal(data, &file) == nil && file.Resources["priority"] == nil && file.Resources["priority_class"] != nil {
+		field, value = "resources.priority_class", string(job.Resources.PriorityClass)
+	}
+	_, why, _ := strings.Cut(he.msg, ": ")
+	he.field, he.msg = field, field+": "+value+": "+why
+	return he
 }
 
 // changed gives the hints a change of the job (store.Job's QOS and

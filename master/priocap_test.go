@@ -32,8 +32,12 @@ projects:
 		code            int
 		says            string
 	}{
+		// B21: the refusal names the field the file gave, with its value.
 		{"a member's HIGH job in a capped project", "ann", job("vision", "HIGH"), 403,
-			"resources.priority 10: project vision caps its members' jobs at priority class NORMAL (max_priority_class)"},
+			"resources.priority_class: HIGH: project vision caps its members' jobs at priority class NORMAL (max_priority_class)"},
+		{"a member's job of priority 10 in a capped project", "ann",
+			`{"name": "j", "project": "vision", "entrypoint": "x", "resources": {"slots": 1, "priority": 10}}`, 403,
+			"resources.priority: 10: project vision caps its members' jobs at priority class NORMAL (max_priority_class)"},
 		{"in a subproject by its parent's", "ann", job("team-sub", "HIGH"), 403, "project team-sub (by its parent team) caps"},
 		{"a member's NORMAL job", "ann", job("vision", "NORMAL"), 201, ""},
 		{"a member's HIGH job where nothing caps it", "ann", job("nlp", "HIGH"), 201, ""},
@@ -49,6 +53,9 @@ projects:
 			code := h.doAs(tok, "POST", "/api/v1/jobs", tc.body, &e)
 			if code != tc.code || !strings.Contains(e.Error, tc.says) {
 				t.Fatalf("submit: %d %q, want %d saying %q", code, e.Error, tc.code, tc.says)
+			}
+			if field, _, _ := strings.Cut(tc.says, ":"); code == 403 && strings.HasPrefix(tc.says, "resources.") && e.Field != field {
+				t.Errorf("field %q, want %q (the file's)", e.Field, field)
 			}
 		})
 	}

@@ -62,7 +62,13 @@ type jobRead struct {
 	used, holding int
 	// startedAt is the earliest first start of its open attempts (a
 	// moved task's counts from its first placement); zero when none.
+	// placedAt is the earliest start on their current placements (a
+	// moved or resized task's restart there), and replaced says that a
+	// task of them was re-placed by a move or resize: the running
+	// reason's "since" (trial 2026-11-29b B5).
 	startedAt time.Time
+	placedAt  time.Time
+	replaced  bool
 	// open are the parts of open attempts that have not exited, by task
 	// index and node: a lost node holds those only (lostview.go), while
 	// nodes keeps a part that exited, as the node filter does.
@@ -155,6 +161,10 @@ func captureJob(j *mjob) *jobRead {
 		if s := t.att.first(); r.startedAt.IsZero() || s.Before(r.startedAt) {
 			r.startedAt = s
 		}
+		if s := t.att.started; r.placedAt.IsZero() || s.Before(r.placedAt) {
+			r.placedAt = s
+		}
+		r.replaced = r.replaced || !t.att.continues.IsZero()
 		r.done = append(r.done, captureDone(t)...)
 		ran := t.mayHaveRun()
 		for _, p := range t.att.parts {

@@ -33,10 +33,26 @@ func showRunning(out *api.Job, j *jobRead) {
 }
 
 // runningReason is "on n2 since 2026-11-28 22:01:17 UTC" (the first
-// start of its open attempts), with "2 of 16 tasks" first for a job of
-// several whose tasks do not all hold GPUs (an experiment's trials).
+// start of its open attempts on their current placements), with "2 of 16
+// tasks" first for a job of several whose tasks do not all hold GPUs (an
+// experiment's trials). After a move or resize it is the start on the
+// new placement, and says so: "on n1 since 04:19:23 ... (moved or resized
+// there; first started 04:18:57)"; it read the first start, on the old
+// node (trial 2026-11-29b B5). The view's started_at stays the first
+// start, which the time limit counts from.
 func runningReason(nodes []string, j *jobRead) string {
-	s := "on " + api.CompactNodes(nodes) + " since " + msgTime(j.startedAt)
+	since := j.placedAt
+	if since.IsZero() {
+		since = j.startedAt
+	}
+	s := "on " + api.CompactNodes(nodes) + " since " + msgTime(since)
+	if j.replaced && since.After(j.startedAt) {
+		first := j.startedAt.UTC().Format("15:04:05")
+		if j.startedAt.UTC().YearDay() != since.UTC().YearDay() {
+			first = msgTime(j.startedAt)
+		}
+		s += " (moved or resized there; first started " + first + ")"
+	}
 	if j.tasks > 1 && j.holding < j.tasks {
 		s = fmt.Sprintf("%d of %d tasks %s", j.holding, j.tasks, s)
 	}
