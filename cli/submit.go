@@ -113,6 +113,12 @@ its output kept by the master (allot job logs ID); -G, -t, -J, -p, -A and
 			return runSubmit(cmd, path, &f)
 		},
 	}
+	f.register(cmd)
+	return cmd
+}
+
+// register declares submit's flags on cmd.
+func (f *submitFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.allow, "allow-infeasible", false,
 		"queue the job even if no node registered now could ever run it")
 	cmd.Flags().BoolVarP(&f.hold, "hold", "H", false,
@@ -130,7 +136,6 @@ its output kept by the master (allot job logs ID); -G, -t, -J, -p, -A and
 		"the time limit per task, over the job file's resources.time_limit, with its unit (90m, 2h) or Slurm's form (1-00:00:00); 0 for none (sbatch -t)")
 	f.gpus.register(cmd)
 	f.out.register(cmd)
-	return cmd
 }
 
 func runSubmit(cmd *cobra.Command, path string, f *submitFlags) error {
