@@ -317,7 +317,9 @@ func (c *Cluster) Finish(ji int32, st JobState, now int64) {
 // usage is Advance's; the rest of snap is the driver's.
 func (c *Cluster) Snapshot(snap *sched.Snapshot, now int64) (lastRunning int) {
 	c.Ledgers.FillBudgets(snap.Projects, now)
-	c.Roster.Compact(c.alive, c.recycle)
+	// A finished job's record is reusable only once the job is off the
+	// roster.
+	c.Roster.Compact(c.alive, func(ji int32) { c.freeJobs = append(c.freeJobs, ji) })
 	snap.Jobs = c.Roster.Entries()
 	lastRunning = -1
 	snap.Allocs = snap.Allocs[:0]
@@ -342,7 +344,3 @@ func (c *Cluster) Snapshot(snap *sched.Snapshot, now int64) (lastRunning int) {
 // alive reports whether job ji stays on the roster: it has not ended, or
 // a task of it is still being killed (Finish).
 func (c *Cluster) alive(ji int32) bool { return !c.Jobs[ji].State.Terminal() || c.Jobs[ji].Running > 0 }
-
-// recycle makes a finished job's record reusable; only once the job is off
-// the roster may it be.
-func (c *Cluster) recycle(ji int32) { c.freeJobs = append(c.freeJobs, ji) }

@@ -76,7 +76,7 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 			a.Index, a.Number, a.EndedAt.UTC().Format(time.RFC3339), why))
 		x.Preempted = append(x.Preempted, api.Preemption{Task: a.Index, Attempt: a.Number, At: a.EndedAt.UTC(), Why: why})
 	}
-	ja.fencedMasterBack(r.Context(), x.Fenced) // explainfenced.go
+	fencedMasterBack(r.Context(), ja.m, x.Fenced) // explainfenced.go
 	x.Summary = summary(x, view.Tasks, runningSentence(view)) + requeuedSentence(requeues)
 	if ps := ja.m.passes.status(); ps.Failing {
 		since := ps.Since.UTC()

@@ -77,13 +77,13 @@ func fencedSentence(fenced []api.Preemption) string {
 // report's time read as the return (trial 2026-11-29b B2). An audit the
 // store cannot read leaves them undated: the CLI then says "reported
 // at".
-func (ja *jobsAPI) fencedMasterBack(ctx context.Context, fenced []api.Preemption) {
+func fencedMasterBack(ctx context.Context, m *Master, fenced []api.Preemption) {
 	if len(fenced) == 0 {
 		return
 	}
-	es, err := ja.m.st.Audit(ctx, store.AuditFilter{Actor: "master", Newest: true, Limit: maxStartsRead})
+	es, err := m.st.Audit(ctx, store.AuditFilter{Actor: "master", Newest: true, Limit: maxStartsRead})
 	if err != nil {
-		ja.m.log.Warn("explain: the master's starts not read from the audit log", "err", err)
+		m.log.Warn("explain: the master's starts not read from the audit log", "err", err)
 		return
 	}
 	for i := range fenced {
