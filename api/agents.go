@@ -243,7 +243,8 @@ type Sync struct {
 	// waits for its output lines; the master, which expects that report,
 	// waits for it.
 	Running []agent.TaskID `json:"running"`
-	// Exited names the attempts of Running whose processes have exited
+	// Exited names the attempts whose processes have exited (left out of
+	// Running, as above; an agent older than that lists them there too)
 	// but whose exit report waits (for their output to be delivered, say
 	// through a store outage): the master asks no kill of them, so that a
 	// searcher's stop taken from their late metrics is not carried out on
