@@ -1,6 +1,7 @@
 package agentd
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -84,21 +85,14 @@ func (s strays) settle() {
 			s.log.Error(fmt.Sprintf("task processes of another agent still run on this host (work dir %s), and this agent "+
 				"cannot tell whether they are node %s's: %s. If they are, their attempts have ended and they use GPUs "+
 				"this agent hands out: stop them (kill -KILL -PID), or start the agent on that work directory",
-				cmpStr(g.workDir, "unknown"), s.node, g.unsure), "tasks", tasks, "pids", pids)
+				cmp.Or(g.workDir, "unknown"), s.node, g.unsure), "tasks", tasks, "pids", pids)
 		}
 	}
 }
 
-func cmpStr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
 func (g strayGroup) describe() (tasks []string, pids []int) {
 	for _, sh := range g.shims {
-		tasks = append(tasks, cmpStr(sh.cmd.Task, sh.cmd.ExitFile))
+		tasks = append(tasks, cmp.Or(sh.cmd.Task, sh.cmd.ExitFile))
 		pids = append(pids, sh.pid)
 	}
 	return tasks, pids
