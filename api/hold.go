@@ -19,16 +19,9 @@ type HoldJobs struct {
 }
 
 // HoldResult is what POST /api/v1/jobs/hold or /release did to one job
-// of its list, in the list's order: Reply when it was done (or changed
-// nothing), else Status and Error, as the request for that job alone
-// would have answered (404: no such job; 403: not the caller's to hold;
-// 409: it has ended, or, for a hold, it has tasks running).
-type HoldResult struct {
-	ID     int64      `json:"id"`
-	Reply  *HoldReply `json:"reply,omitempty"`
-	Status int        `json:"status,omitempty"`
-	Error  string     `json:"error,omitempty"`
-}
+// of its list (404: no such job; 403: not the caller's to hold; 409: it
+// has ended, or, for a hold, it has tasks running).
+type HoldResult = JobResult[HoldReply]
 
 // Held says who held a queued job and when (allot job hold, allot
 // submit --hold): no scheduling pass considers it until it is released.

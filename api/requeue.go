@@ -28,12 +28,5 @@ type RequeueJobs struct {
 }
 
 // RequeueResult is what POST /api/v1/jobs/requeue did to one job of its
-// list, in the list's order: Reply when it was done (or there was
-// nothing to requeue), else Status and Error, as the request for that
-// job alone would have answered.
-type RequeueResult struct {
-	ID     int64         `json:"id"`
-	Reply  *RequeueReply `json:"reply,omitempty"`
-	Status int           `json:"status,omitempty"`
-	Error  string        `json:"error,omitempty"`
-}
+// list.
+type RequeueResult = JobResult[RequeueReply]

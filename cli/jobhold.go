@@ -8,7 +8,6 @@ import (
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/client"
-	"github.com/allot-sched/allot/plural"
 )
 
 // allot job hold and allot job release: Slurm's scontrol hold and
@@ -66,55 +65,17 @@ still released, and the command then exits 1.`
 // runHolds holds (hold true) or releases the jobs of args, going on past
 // the ones the master refuses, and fails at the end if any was refused.
 func runHolds(cmd *cobra.Command, out *outputFlag, args []string, hold bool) error {
-	if err := out.check(); err != nil {
-		return err
+	verb := "released"
+	if hold {
+		verb = "held"
 	}
-	ids, err := parseJobIDs(args)
-	if err != nil {
-		return err
-	}
-	c, err := newClient(cmd)
-	if err != nil {
-		return err
-	}
-	results, err := holds(cmd, c, ids, hold)
-	if err != nil {
-		return err
-	}
-	w := cmd.OutOrStdout()
-	structured := out.format == outputJSON || out.format == outputYAML
-	replies := []api.HoldReply{}
-	var failed int
-	for _, x := range results {
-		if x.Reply == nil {
-			fmt.Fprintln(cmd.ErrOrStderr(), "allot:", fmt.Errorf("job %d: %w", x.ID, &client.Error{Status: x.Status, Message: x.Error}))
-			failed++
-			continue
-		}
-		replies = append(replies, *x.Reply)
-		if !structured {
-			if err := printHeld(w, *x.Reply, hold); err != nil {
-				return err
-			}
-		}
-	}
-	if structured {
-		var v any = replies
-		if len(ids) == 1 {
-			v = replies[0]
-		}
-		if _, err := out.structured(w, v); err != nil {
-			return err
-		}
-	}
-	if failed > 0 {
-		verb := "released"
-		if hold {
-			verb = "held"
-		}
-		return fmt.Errorf("%s of %d not %s", plural.Count(failed, "job"), len(ids), verb)
-	}
-	return nil
+	return jobBatch[api.HoldReply]{
+		send: func(cmd *cobra.Command, c *client.Client, ids []int64) ([]api.HoldResult, error) {
+			return holds(cmd, c, ids, hold)
+		},
+		print: func(w io.Writer, r api.HoldReply) error { return printHeld(w, r, hold) },
+		verb:  verb,
+	}.run(cmd, out, args)
 }
 
 // holds sends one job's hold or release alone, whose refusal is the

@@ -51,54 +51,16 @@ then exits 1.`
 	return cmd
 }
 
-// runRequeues requeues the jobs of args, going on past
-// the ones the master refuses, and fails at the end if any was refused.
+// runRequeues requeues the jobs of args, going on past the ones the
+// master refuses, and fails at the end if any was refused.
 func runRequeues(cmd *cobra.Command, out *outputFlag, args []string, hold bool) error {
-	if err := out.check(); err != nil {
-		return err
-	}
-	ids, err := parseJobIDs(args)
-	if err != nil {
-		return err
-	}
-	c, err := newClient(cmd)
-	if err != nil {
-		return err
-	}
-	results, err := requeues(cmd, c, ids, hold)
-	if err != nil {
-		return err
-	}
-	w := cmd.OutOrStdout()
-	structured := out.format == outputJSON || out.format == outputYAML
-	replies := []api.RequeueReply{}
-	var failed int
-	for _, x := range results {
-		if x.Reply == nil {
-			fmt.Fprintln(cmd.ErrOrStderr(), "allot:", fmt.Errorf("job %d: %w", x.ID, &client.Error{Status: x.Status, Message: x.Error}))
-			failed++
-			continue
-		}
-		replies = append(replies, *x.Reply)
-		if !structured {
-			if err := printRequeued(w, *x.Reply, hold); err != nil {
-				return err
-			}
-		}
-	}
-	if structured {
-		var v any = replies
-		if len(ids) == 1 {
-			v = replies[0]
-		}
-		if _, err := out.structured(w, v); err != nil {
-			return err
-		}
-	}
-	if failed > 0 {
-		return fmt.Errorf("%s of %d not requeued", plural.Count(failed, "job"), len(ids))
-	}
-	return nil
+	return jobBatch[api.RequeueReply]{
+		send: func(cmd *cobra.Command, c *client.Client, ids []int64) ([]api.RequeueResult, error) {
+			return requeues(cmd, c, ids, hold)
+		},
+		print: func(w io.Writer, r api.RequeueReply) error { return printRequeued(w, r, hold) },
+		verb:  "requeued",
+	}.run(cmd, out, args)
 }
 
 // requeues sends one job's requeue alone, whose refusal is the command's

@@ -99,28 +99,12 @@ func (ja jobHolds) holdList(w http.ResponseWriter, r *http.Request, hold holdAct
 	}
 	res := make([]api.HoldResult, len(req.IDs))
 	changed := make([]bool, len(req.IDs))
-	ok := make([]bool, len(req.IDs))
-	for i, id := range req.IDs {
-		res[i].ID = id
-		if err := ja.m.access.mayHold(r, id, hold); err != nil {
-			res[i].Status, res[i].Error = killError(ja.m, err)
-			continue
-		}
-		ok[i] = true
-	}
 	by := holderOf(r)
-	ja.m.lock()
-	for i, id := range req.IDs {
-		if !ok[i] {
-			continue
-		}
-		var err error
-		if changed[i], err = holdLocked(r.Context(), ja.jobsAPI, id, bool(hold), by); err != nil {
-			ok[i] = false
-			res[i].Status, res[i].Error = killError(ja.m, err)
-		}
-	}
-	ja.m.unlock()
+	ok := eachJob(ja.m, req.IDs, res, func(id int64) error { return ja.m.access.mayHold(r, id, hold) },
+		func(i int, id int64) (err error) {
+			changed[i], err = holdLocked(r.Context(), ja.jobsAPI, id, bool(hold), by)
+			return err
+		})
 	var done, kept []string
 	for i, id := range req.IDs {
 		word := strconv.FormatInt(id, 10)
@@ -218,4 +202,33 @@ func heldView(rec store.Job) *api.Held {
 		return nil
 	}
 	return &api.Held{By: rec.HeldBy, At: rec.HeldAt.UTC()}
+}
+
+// eachJob runs a list request's two steps on its jobs ids: may, the
+// caller's right to it, outside the master's lock, then do, under the
+// lock once for them all (no pass between them), on those allowed. It
+// returns whether each was done; res has the ID of each, and the
+// Status and Error of those that were not.
+func eachJob[R any](m *Master, ids []int64, res []api.JobResult[R], may func(id int64) error, do func(i int, id int64) error) []bool {
+	ok := make([]bool, len(ids))
+	for i, id := range ids {
+		res[i].ID = id
+		if err := may(id); err != nil {
+			res[i].Status, res[i].Error = killError(m, err)
+			continue
+		}
+		ok[i] = true
+	}
+	m.lock()
+	defer m.unlock()
+	for i, id := range ids {
+		if !ok[i] {
+			continue
+		}
+		if err := do(i, id); err != nil {
+			ok[i] = false
+			res[i].Status, res[i].Error = killError(m, err)
+		}
+	}
+	return ok
 }

@@ -91,28 +91,12 @@ func (ja jobRequeues) handleRequeueJobs(w http.ResponseWriter, r *http.Request) 
 	res := make([]api.RequeueResult, len(req.IDs))
 	n := make([]int, len(req.IDs))
 	held := make([]bool, len(req.IDs))
-	ok := make([]bool, len(req.IDs))
-	for i, id := range req.IDs {
-		res[i].ID = id
-		if err := ja.m.access.mayKillJob(r, id); err != nil {
-			res[i].Status, res[i].Error = killError(ja.m, err)
-			continue
-		}
-		ok[i] = true
-	}
 	by := holderOf(r)
-	ja.m.lock()
-	for i, id := range req.IDs {
-		if !ok[i] {
-			continue
-		}
-		var err error
-		if n[i], held[i], err = requeueLocked(r.Context(), ja.jobsAPI, id, req.Hold, by); err != nil {
-			ok[i] = false
-			res[i].Status, res[i].Error = killError(ja.m, err)
-		}
-	}
-	ja.m.unlock()
+	ok := eachJob(ja.m, req.IDs, res, func(id int64) error { return ja.m.access.mayKillJob(r, id) },
+		func(i int, id int64) (err error) {
+			n[i], held[i], err = requeueLocked(r.Context(), ja.jobsAPI, id, req.Hold, by)
+			return err
+		})
 	var done []string
 	for i, id := range req.IDs {
 		if !ok[i] {
