@@ -1,6 +1,9 @@
 package api
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Explanation is GET /jobs/{id}/explain: why a job waits (or ran as it
 // did), in the order of its pool, and what would let it start.
@@ -136,6 +139,22 @@ type JobRef struct {
 	// jobs the pool serves first (they wait for its room), not to free
 	// those nodes. Absent for a job on those nodes.
 	RunsOn []string `json:"runs_on,omitempty"`
+}
+
+// RunsOnOf is the nodes the jobs refs run on (RunsOn), each once,
+// sorted: where the jobs that must end for those the pool serves first
+// are.
+func RunsOnOf(refs []JobRef) []string {
+	var on []string
+	for _, r := range refs {
+		for _, n := range r.RunsOn {
+			if !slices.Contains(on, n) {
+				on = append(on, n)
+			}
+		}
+	}
+	slices.Sort(on)
+	return on
 }
 
 // SlotChange is a task's resize: the slots it held and those it

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,16 +33,7 @@ func printMustEnd(w io.Writer, cf *api.Counterfactual, ref time.Time) error {
 	if err := printMustEndTable(w, cf, there, "", ref); err != nil {
 		return err
 	}
-	var on []string
-	for _, r := range away {
-		for _, n := range r.RunsOn {
-			if !slices.Contains(on, n) {
-				on = append(on, n)
-			}
-		}
-	}
-	slices.Sort(on)
-	return printMustEndTable(w, cf, away, "  and on "+strings.Join(on, ", ")+", for the jobs the pool serves before it, once these %s:\n", ref)
+	return printMustEndTable(w, cf, away, "  and on "+strings.Join(api.RunsOnOf(away), ", ")+", for the jobs the pool serves before it, once these %s:\n", ref)
 }
 
 // printMustEndTable prints refs, the jobs of cf.MustEnd on one side, as

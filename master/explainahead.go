@@ -352,17 +352,8 @@ func (f *cfFacts) aheadAnswer(ji int, cf *api.Counterfactual, ask *aheadAsk, gon
 	}
 	out.Message = fmt.Sprintf("It could start%s once %s.", where, mustEndPhrase(out.MustEnd))
 	if there, away := f.splitElsewhere(out, gone); len(away) > 0 && len(there) > 0 {
-		var on []string
-		for _, r := range away {
-			for _, n := range r.RunsOn {
-				if !slices.Contains(on, n) {
-					on = append(on, n)
-				}
-			}
-		}
-		slices.Sort(on)
 		out.Message = fmt.Sprintf("It could start%s once %s there and, on %s, %s for the jobs the pool serves before it.",
-			where, mustEndPhrase(there), strings.Join(on, ", "), mustEndPhrase(away))
+			where, mustEndPhrase(there), strings.Join(api.RunsOnOf(away), ", "), mustEndPhrase(away))
 	}
 	if takers != "" {
 		out.Message = strings.TrimSuffix(out.Message, ".") + ": " + takers + "."
