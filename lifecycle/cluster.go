@@ -113,7 +113,7 @@ func (c *Cluster) SetTimeLimit(out []int32, ji int32, limit int64) []int32 {
 		}
 		before, _ := t.Due(old)
 		due, limited := t.Due(j.Shape)
-		t.Limited = limited
+		t.Promise(limited)
 		if due != before {
 			out = append(out, ti)
 		}
@@ -252,7 +252,7 @@ func (c *Cluster) Kill(dst []Freed, ji int32) []Freed {
 		case t.Moving:
 			dst = append(dst, Freed{Task: ti, From: from, Slots: c.drained(ti, TaskKilled)})
 		case t.KillAfter > 0 && !t.Replacing():
-			c.Tasks.Kill(ti)
+			c.Tasks.Kill(ti, false)
 			c.kills.left = append(c.kills.left, ti)
 		default: // let go of its slots, killed (Job.Release)
 			j := &c.Jobs[ji]
