@@ -279,9 +279,12 @@ func (pl *planner) notePending(plan *sched.Plan) {
 // killTask moves an active task to killing, persisted, then sends kill
 // commands to its parts with the pool's kill_grace: SIGTERM, and SIGKILL
 // of what is left once the grace is over. The task holds its GPUs,
-// killing, until its parts report their ends. endTo is the terminal state it ends in (killed
-// for a time limit's kill, cause time_limit); the kill and its end keep cause
-// (store.TaskTransition). Its record of the kill is lifecycle.Stop's, as the Cluster's.
+// killing, until its parts report their ends. endTo is the terminal
+// state it ends in; the kill and its end keep cause
+// (store.TaskTransition). The task's record of the kill is a
+// lifecycle.Stop, as the Cluster's task's: a kill for cause time_limit
+// is its LimitKill (which ends it killed), so that its end is timed out
+// whatever kill comes meanwhile, as in the Cluster.
 func (m *Master) killTask(ctx context.Context, t *mtask, endTo store.TaskState, reason string, cause store.Cause) error {
 	if t.att == nil || t.rec.State == store.TaskKilling {
 		return nil
