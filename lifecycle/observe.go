@@ -336,9 +336,7 @@ func (c *Cluster) outcome(now int64, e Event) Outcome {
 	}
 	o.Attempt = v.Attempt
 	j := &c.Jobs[ji]
-	if t.Replacing() && t.Drain >= 0 {
-		o.Slots = c.drained(t.Drain, TaskKilled)
-	}
+	o.Slots = c.drained(c.Tasks.Abandoned(e.Task), TaskKilled)
 	switch e.Kind {
 	case EventEnded:
 		o.TimedOut = t.Limited()

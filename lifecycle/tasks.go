@@ -420,6 +420,23 @@ func (ts *Tasks) Resume(ti int32, now int64) int32 {
 	return drain
 }
 
+// Abandoned is the draining record of task ti's move or resize in
+// flight that its attempt abandons as it ends otherwise than by its
+// checkpoint landing (it completes, fails, reaches its time limit or is
+// lost meanwhile): the slot of that record, which the caller frees
+// killed first (Cluster.drained), or -1 when nothing drains (none in
+// flight, or a resize that kept all of its old placement). The one rule
+// of Exit, Fail, outcome and a lost node's loseTask. The task's record
+// is left as it was, Replacement and Drain: what follows reads it still
+// (Tasks.Lose saves nothing more of a Replacing task's run), and a
+// retired record keeps it as history.
+func (ts *Tasks) Abandoned(ti int32) int32 {
+	if t := &ts.all[ti]; t.Replacing() && t.Drain >= 0 {
+		return t.Drain
+	}
+	return -1
+}
+
 // Retire marks task ti as having let go of its slots, ending in state
 // st, which must not be active; outcomes promised for it become stale.
 func (ts *Tasks) Retire(ti int32, st TaskState) {
