@@ -113,7 +113,7 @@ func (c *Cluster) SetTimeLimit(out []int32, ji int32, limit int64) []int32 {
 		}
 		before, _ := t.Due(old)
 		due, limited := t.Due(j.Shape)
-		t.Limited = limited
+		t.Promise(limited)
 		if due != before {
 			out = append(out, ti)
 		}
@@ -188,10 +188,7 @@ func (c *Cluster) Replace(ti int32, nodes []sched.NodeSlots, r Replace, charge b
 func (c *Cluster) Exit(ti int32, timedOut bool) int {
 	t := c.Tasks.At(ti)
 	j := &c.Jobs[t.Job]
-	slots := 0
-	if t.Replacing() && t.Drain >= 0 {
-		slots = c.drained(t.Drain, TaskKilled)
-	}
+	slots := c.drained(c.Tasks.Abandoned(ti), TaskKilled)
 	return slots + c.freed(j, j.Exit(&c.Tasks, ti, timedOut))
 }
 
@@ -215,8 +212,12 @@ func (c *Cluster) Landed(ti int32, now int64) (int32, int) {
 	return oi, c.freed(j, slots)
 }
 
-// drained frees the drained placement oi, ending it in state st.
+// drained frees the drained placement oi, ending it in state st, and
+// returns the slots freed; none for oi -1 (nothing drains: Tasks.Abandoned).
 func (c *Cluster) drained(oi int32, st TaskState) int {
+	if oi < 0 {
+		return 0
+	}
 	j := &c.Jobs[c.Tasks.At(oi).Job]
 	return c.freed(j, j.Drained(&c.Tasks, oi, st))
 }
@@ -252,7 +253,7 @@ func (c *Cluster) Kill(dst []Freed, ji int32) []Freed {
 		case t.Moving:
 			dst = append(dst, Freed{Task: ti, From: from, Slots: c.drained(ti, TaskKilled)})
 		case t.KillAfter > 0 && !t.Replacing():
-			c.Tasks.Kill(ti)
+			c.Tasks.Kill(ti, false)
 			c.kills.left = append(c.kills.left, ti)
 		default: // let go of its slots, killed (Job.Release)
 			j := &c.Jobs[ji]

@@ -28,9 +28,7 @@ func (c *Cluster) Fail(now int64, ti int32) Outcome {
 	ji := t.Job
 	j := &c.Jobs[ji]
 	o := Outcome{Applied: true, Job: ji}
-	if t.Replacing() && t.Drain >= 0 {
-		o.Slots = c.drained(t.Drain, TaskKilled) // as Exit
-	}
+	o.Slots = c.drained(c.Tasks.Abandoned(ti), TaskKilled) // as Exit
 	v := j.ending(t, EndFailed).Decide()
 	o.Attempt = v.Attempt
 	o.Slots += c.closeAttempt(now, ti, v)

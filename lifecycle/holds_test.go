@@ -179,7 +179,7 @@ func TestHoldFreeBy(t *testing.T) {
 		{"preempting, no grace promised", Hold{Attempt: Attempt{Start: start, Asked: asked}, Nodes: nodes, Preempting: true},
 			func(ts *Tasks, ti int32) { ts.Preempt(ti, asked, Shape{}) }, asked},
 		{"killing", Hold{Attempt: Attempt{Start: start, Asked: asked, Grace: grace}, Nodes: nodes, Preempting: true},
-			func(ts *Tasks, ti int32) { ts.Kill(ti); ts.Stopping(ti, asked, grace) }, asked + grace},
+			func(ts *Tasks, ti int32) { ts.Kill(ti, false); ts.Stopping(ti, asked, grace) }, asked + grace},
 		{"preempted, then relaunched", Hold{Attempt: Attempt{Start: start}, Nodes: nodes},
 			func(ts *Tasks, ti int32) {
 				ts.Preempt(ti, asked, Shape{})

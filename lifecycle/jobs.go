@@ -105,7 +105,8 @@ func (j *Job) Launch(ts *Tasks, ji int32, nodes []sched.NodeSlots, backfill bool
 	}
 	j.State = LiveJob(j.Running)
 	t := ts.At(ti)
-	_, t.Limited = t.Due(j.Shape)
+	_, limited := t.Due(j.Shape)
+	t.Promise(limited)
 	return ti
 }
 
@@ -148,7 +149,7 @@ func (j *Job) Landed(ts *Tasks, ti int32, now int64) (int32, int) {
 	}
 	t := ts.At(ti)
 	if due, limited := t.Due(j.Shape); due >= 0 {
-		t.Limited = limited
+		t.Promise(limited)
 	}
 	return oi, slots
 }

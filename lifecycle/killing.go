@@ -20,7 +20,8 @@ package lifecycle
 // its tasks put it (EndedJob) or runs on. A user's kill of that job
 // meanwhile ends the job killed but leaves the task's kill alone, as the
 // master's killTask leaves a killing task: the task still ends by its
-// time limit (Task.LimitKilled).
+// time limit. Which kill is under way, and so how the task ends, is the
+// task's Stop, the record the master keeps too (lifecycle/stop.go).
 
 // kills ends the kills that take their time; left is what the last Kill
 // or time limit left killing (Outcome.Killing), valid until the next.
@@ -31,8 +32,7 @@ type kills struct{ left []int32 }
 // driver sends EventKillEnded KillAfter later. Nothing is freed, but a
 // kill asks for a pass, as a user's does.
 func (k *kills) limited(c *Cluster, ti int32, o Outcome) Outcome {
-	c.Tasks.Kill(ti)
-	c.Tasks.At(ti).LimitKilled = true
+	c.Tasks.Kill(ti, true)
 	k.left = append(k.left[:0], ti)
 	o.Killing = k.left
 	c.step.wake()
@@ -47,19 +47,19 @@ func (k *kills) ended(c *Cluster, now int64, e Event) Outcome {
 		return Outcome{Job: -1}
 	}
 	t := c.Tasks.At(e.Task)
-	// The kill that moved it to killing decides, as the master's task
-	// keeps that kill's cause (killTask leaves a killing task alone): a
-	// user's kill before the limit ends it killed though its end was due
-	// at the limit (Limited), and a user's kill of its job while its
-	// limit's kill is under way (LimitKilled) leaves it timed out.
-	timedOut := t.LimitKilled
-	o := Outcome{Applied: true, Job: t.Job, TimedOut: timedOut}
+	// The kill that moved it to killing decides (its Stop keeps the
+	// first, as the master's task does): a user's kill before the limit
+	// ends it killed though its end was due at the limit (Limited), and
+	// a user's kill of its job while its limit's kill is under way
+	// (AtLimit) leaves it timed out.
+	o := Outcome{Applied: true, Job: t.Job}
 	kind := EndKilled
-	if timedOut {
+	if t.AtLimit() {
 		kind = EndLimited
 	}
 	var ended bool
 	o.Slots, o.Attempt, ended = k.end(c, now, e.Task, kind)
+	o.TimedOut = t.TimedOut() // its end retired it (Tasks.Retire: Stop.Leave)
 	if ended {
 		o.Over, o.State = true, c.Jobs[o.Job].State
 	} else if !c.Jobs[o.Job].State.Terminal() {
@@ -79,7 +79,7 @@ func (k *kills) end(c *Cluster, now int64, ti int32, kind EndKind) (slots int, a
 	ji := t.Job
 	j := &c.Jobs[ji]
 	e := j.ending(t, kind)
-	e.Killing, e.KillTo = true, TaskKilled
+	t.Ends(&e) // killing, to end killed (Tasks.Kill)
 	v := e.Decide()
 	if !j.State.Terminal() {
 		return c.closeAttempt(now, ti, v), v.Attempt, false

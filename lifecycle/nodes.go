@@ -326,8 +326,8 @@ func (b *nodeBook) loseTask(c *Cluster, now int64, ti int32, hold bool) {
 			return
 		}
 	} else {
-		if t.Replacing() && t.Drain >= 0 {
-			c.freedRecs = append(c.freedRecs, Freed{Task: t.Drain, From: TaskPreempting, Slots: c.drained(t.Drain, TaskKilled)})
+		if oi := c.Tasks.Abandoned(ti); oi >= 0 {
+			c.freedRecs = append(c.freedRecs, Freed{Task: oi, From: TaskPreempting, Slots: c.drained(oi, TaskKilled)})
 		}
 		f := Freed{Task: ti, From: from, LostWork: c.lose(now, ti)}
 		f.Slots = c.freed(j, j.Lost(&c.Tasks, ti, pre, ran))

@@ -331,17 +331,15 @@ func (c *Cluster) outcome(now int64, e Event) Outcome {
 		o.Attempt = v.Attempt
 		return c.requeueReplaced(now, e.Task, v, o)
 	}
-	if e.Kind == EventEnded && t.Limited && t.KillAfter > 0 {
+	if e.Kind == EventEnded && t.Limited() && t.KillAfter > 0 {
 		return c.kills.limited(c, e.Task, o)
 	}
 	o.Attempt = v.Attempt
 	j := &c.Jobs[ji]
-	if t.Replacing() && t.Drain >= 0 {
-		o.Slots = c.drained(t.Drain, TaskKilled)
-	}
+	o.Slots = c.drained(c.Tasks.Abandoned(e.Task), TaskKilled)
 	switch e.Kind {
 	case EventEnded:
-		o.TimedOut = t.Limited
+		o.TimedOut = t.Limited()
 	case EventAttemptLost:
 		// By the rule of a lost node's (nodeBook.event): the task keeps only
 		// what its last checkpoint saved.
@@ -366,7 +364,7 @@ func (c *Cluster) outcome(now int64, e Event) Outcome {
 // preemptibility, and whether a landing restarts it where a move or
 // resize re-placed it.
 func (c *Cluster) ending(k EventKind, t *Task) Ending {
-	e := c.Jobs[t.Job].ending(t, endKind(k, t.Limited))
+	e := c.Jobs[t.Job].ending(t, endKind(k, t.Limited()))
 	e.Preemptible = c.Roster.Entry(t.Job).Preemptible
 	switch k {
 	case EventStartLost:

@@ -205,3 +205,47 @@ func TestTaskReplacement(t *testing.T) {
 		}
 	})
 }
+
+// TestTasksAbandoned: the draining record an attempt's end abandons, the
+// one rule of Exit, Fail, outcome and a lost node: the record of a move
+// in flight, none for a resize that drains nothing, nor once the move
+// landed, nor for a task never re-placed.
+func TestTasksAbandoned(t *testing.T) {
+	ns := []sched.NodeSlots{{Node: 0, Slots: 2}}
+	for _, tt := range []struct {
+		name      string
+		replace   func(ts *Tasks, ti int32) int32 // the drain record it made, or -1
+		land      bool
+		wantDrain bool
+	}{
+		{"never re-placed", func(*Tasks, int32) int32 { return -1 }, false, false},
+		{"a move in flight", func(ts *Tasks, ti int32) int32 {
+			return ts.Replace(ti, Move, []sched.NodeSlots{{Node: 1, Slots: 2}}, 30, Shape{}).Drain
+		}, false, true},
+		{"a resize that keeps its placement", func(ts *Tasks, ti int32) int32 {
+			return ts.Replace(ti, Resize, []sched.NodeSlots{{Node: 0, Slots: 2}, {Node: 1, Slots: 2}}, 30, Shape{}).Drain
+		}, false, false},
+		{"a move that landed", func(ts *Tasks, ti int32) int32 {
+			return ts.Replace(ti, Move, []sched.NodeSlots{{Node: 1, Slots: 2}}, 30, Shape{}).Drain
+		}, true, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var ts Tasks
+			ti := ts.Launch(0, 0, 0, 100, ns, false, 10)
+			drain := tt.replace(&ts, ti)
+			if tt.land {
+				ts.Resume(ti, 45)
+			}
+			want := int32(-1)
+			if tt.wantDrain {
+				want = drain
+			}
+			if got := ts.Abandoned(ti); got != want || (tt.wantDrain && got < 0) {
+				t.Errorf("Abandoned = %d, want %d", got, want)
+			}
+			if tt.wantDrain && (!ts.At(ti).Replacing() || ts.At(ti).Drain != drain) {
+				t.Error("Abandoned changed the record, which a lost node's rule reads after")
+			}
+		})
+	}
+}

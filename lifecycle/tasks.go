@@ -55,14 +55,16 @@ type Task struct {
 	// that record and resumes the task on Nodes (Tasks.Resume). Old is
 	// its old placement meanwhile (a resize keeps part of it in Nodes).
 	Replacement
-	Drain   int32
-	Old     []sched.NodeSlots
-	Limited bool // the attempt ends at its time limit, killed
-	// LimitKilled says its time limit's kill is under way (its KillAfter
-	// holds it killing, kills.limited): it ends timed out even where a
-	// user's kill of its job comes meanwhile, as the master's task keeps
-	// the cause of the kill that moved it to killing. A launch clears it.
-	LimitKilled bool
+	Drain int32
+	Old   []sched.NodeSlots
+	// Stop is the kill under way, the record the master keeps too:
+	// while its KillAfter holds the task killing (Tasks.Kill), whether
+	// its time limit's kill (kills.limited) or a user's moved it there,
+	// which decides how it ends (a user's kill of its job meanwhile
+	// leaves a time limit's kill ending it timed out). It also holds the
+	// Cluster's promise that the attempt's end (Due) is its time limit's
+	// (Limited). A launch clears it.
+	Stop
 	// Unanswered marks an attempt whose start no agent answers: the
 	// driver set it when it launched the start (the simulator's
 	// start_lost script, JobSpec.StartLost) and gives the start up
@@ -88,7 +90,7 @@ type Task struct {
 	// holds the GPUs of a task being killed until its agent reports the
 	// end, which a silent node delays. 0 ends it at the kill. The driver
 	// sets it when it launches the start; a kill (Cluster.Kill, or its
-	// time limit: EventEnded with Limited) then leaves it killing, its
+	// time limit: EventEnded where Limited) then leaves it killing, its
 	// slots held and charged, until the driver sends EventKillEnded
 	// KillAfter later. A launch clears it.
 	KillAfter int64
@@ -281,7 +283,7 @@ func (ts *Tasks) Launch(job, id, retries int32, work int64, nodes []sched.NodeSl
 	ts.set(ti, TaskRunning, true)
 	t.Unreserve()
 	t.Drain, t.Unanswered, t.ExitBefore, t.KillAfter = -1, false, 0, 0
-	t.LimitKilled = false
+	t.Stop.Clear()
 	ts.running = append(ts.running, ti)
 	return ti
 }
@@ -311,14 +313,20 @@ func (ts *Tasks) Stopping(ti int32, at, grace int64) {
 }
 
 // Kill asks task ti to stop for a kill that takes its time to end it
-// (KillAfter): it holds its slots, killing, and does no more work; the
-// end, checkpoint landing or other outcome promised for it before is
-// stale. Its end comes by EventKillEnded, for its new version.
-func (ts *Tasks) Kill(ti int32) {
+// (KillAfter), its time limit's where atLimit, else a user's: it holds
+// its slots, killing, and does no more work; the end, checkpoint landing
+// or other outcome promised for it before is stale. Its end comes by
+// EventKillEnded, for its new version, and ends it as its Stop says.
+func (ts *Tasks) Kill(ti int32, atLimit bool) {
 	ts.set(ti, TaskKilling, false)
 	t := &ts.all[ti]
 	t.Ask(t.Asked, 0) // no end promised until the driver's (Stopping)
-	ts.all[ti].Ver++
+	if atLimit {
+		t.LimitKill("")
+	} else {
+		t.Stop.Kill(TaskKilled, "")
+	}
+	t.Ver++
 }
 
 // Lose rolls task ti back to its last checkpoint at now, as a lost node
@@ -378,7 +386,8 @@ func (ts *Tasks) Replace(ti int32, kind Replace, nodes []sched.NodeSlots, now in
 		o.Ask(now, 0)
 		o.Nodes = append(o.Nodes[:0], drained.Nodes...)
 		o.Ver++
-		o.Moving, o.Limited = drained.Moving, false
+		o.Moving = drained.Moving
+		o.Stop.Clear()
 		ts.set(r.Drain, TaskPreempting, true)
 		o.Unreserve()
 		o.Drain, o.Unanswered = -1, false
@@ -411,10 +420,28 @@ func (ts *Tasks) Resume(ti int32, now int64) int32 {
 	return drain
 }
 
+// Abandoned is the draining record of task ti's move or resize in
+// flight that its attempt abandons as it ends otherwise than by its
+// checkpoint landing (it completes, fails, reaches its time limit or is
+// lost meanwhile): the slot of that record, which the caller frees
+// killed first (Cluster.drained), or -1 when nothing drains (none in
+// flight, or a resize that kept all of its old placement). The one rule
+// of Exit, Fail, outcome and a lost node's loseTask. The task's record
+// is left as it was, Replacement and Drain: what follows reads it still
+// (Tasks.Lose saves nothing more of a Replacing task's run), and a
+// retired record keeps it as history.
+func (ts *Tasks) Abandoned(ti int32) int32 {
+	if t := &ts.all[ti]; t.Replacing() && t.Drain >= 0 {
+		return t.Drain
+	}
+	return -1
+}
+
 // Retire marks task ti as having let go of its slots, ending in state
 // st, which must not be active; outcomes promised for it become stale.
 func (ts *Tasks) Retire(ti int32, st TaskState) {
 	ts.set(ti, st, false)
+	ts.all[ti].Stop.Leave(st) // its kill, if one was under way, is over
 	ts.all[ti].Ver++
 	ts.retired++
 }

@@ -47,7 +47,7 @@ func (ag agentLimits) timeLimitsFor(n *mnode) []api.TimeLimit {
 	for _, t := range ag.m.tasksOn(n.rec.Name) {
 		p := t.part(n.rec.Name)
 		at, ok := deadline(t)
-		if !ok && t.rec.State == store.TaskKilling && t.endCause == store.CauseTimeLimit {
+		if !ok && t.stop.AtLimit() {
 			at, ok = deadlineOf(t)
 		}
 		if p == nil || p.state == partExited || !ok {
@@ -87,10 +87,8 @@ func (ag agentLimits) exitedPart(ctx context.Context, t *mtask, node string, p *
 func (ag agentLimits) stoppedAtLimit(ctx context.Context, t *mtask, node string) error {
 	at, _ := deadlineOf(t)
 	note := ag.m.planner.limits.agentNote(node, at)
-	if t.rec.State == store.TaskKilling {
-		if t.endCause == store.CauseTimeLimit {
-			t.limitEnd = limitReason(t) + note
-		}
+	if t.stop.Killing() {
+		t.stop.AgentApplied(limitReason(t) + note) // a time limit's kill only
 		return nil
 	}
 	return ag.m.killTask(ctx, t, store.TaskKilled, limitReason(t)+note, store.CauseTimeLimit)

@@ -1,7 +1,6 @@
 package master
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -298,12 +297,14 @@ func (ag *agents) report(ctx context.Context, n *mnode, r api.Report) error {
 	case api.EventMetrics:
 		return ag.trials.recordMetric(ctx, t, r)
 	case api.EventExited:
-		before, limitEnd := *p, t.limitEnd
+		// The reason an agent that applied the time limit gave the end so
+		// far (stoppedAtLimit), put back with the part if this fails.
+		before, agentSaid := *p, t.stop.Reason("")
 		p.state, p.outcome, p.exitCode, p.err = partExited, agent.Outcome(r.Outcome), r.ExitCode, r.Error
 		p.exitedAt = partExit(t.att, r.At, ag.m.now())
 		p.noStart = before.state == partStarting && p.outcome == agent.OutcomeFailed
 		if err := ag.limits.exitedPart(ctx, t, n.rec.Name, p, r.StoppedAtLimit); err != nil {
-			t.limitEnd = limitEnd
+			t.stop.AgentApplied(agentSaid)
 			// Nothing was stored: the part must still look running, so
 			// that the agent's resent report is applied, not ignored as
 			// a duplicate (which would hold the task and its GPUs).
@@ -465,7 +466,7 @@ func (ag *agents) finishTransitions(t *mtask, e lifecycle.Ending, v lifecycle.Ve
 			ExitedAt: exitOf(t.att, now)}}
 	switch {
 	case e.Killing && v.Attempt != lifecycle.AttemptCompleted: // not a stop it outran
-		tr.Reason, tr.Cause = cmp.Or(t.limitEnd, t.rec.Reason), t.endCause
+		tr.Reason, tr.Cause = t.stop.Reason(t.rec.Reason), store.Cause(t.stop.Cause())
 	case e.Kind == lifecycle.EndCompleted:
 		tr.Reason = "completed"
 		ag.m.planner.runs.note(tr.At.Sub(t.att.started), t.job.rec.TimeLimit)

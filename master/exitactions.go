@@ -120,7 +120,7 @@ const (
 func (m *Master) ending(t *mtask, kind lifecycle.EndKind, ran bool) (e lifecycle.Ending, ea exitActions) {
 	ea = exitActionsOf(m.cfg, t.job)
 	e = ea.ending(kind, t.retries)
-	e.Killing, e.KillTo = t.rec.State == store.TaskKilling, t.endTo
+	t.stop.Ends(&e)
 	t.inflight.Landing(&e, func() bool { return m.planner.reservedDown(t) })
 	e.Preemptible, e.Ran = t.job.rec.Preemptible, ran
 	return e, ea

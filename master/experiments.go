@@ -72,8 +72,7 @@ func (r *restorer) restoreSearch(ctx context.Context, j *mjob) error {
 		if t.rec.Index >= s.Trials() || s.Trial(t.rec.Index).Decision != searcher.Stop {
 			continue
 		}
-		if t.rec.State == store.TaskKilling && t.endTo == store.TaskKilled && !j.rec.State.Terminal() {
-			t.endTo = store.TaskCompleted
+		if !j.rec.State.Terminal() && t.stop.TrialStopped() {
 			continue
 		}
 		if err := m.agents.trials.stopTrial(ctx, t); err != nil {

@@ -279,8 +279,12 @@ func (pl *planner) notePending(plan *sched.Plan) {
 // killTask moves an active task to killing, persisted, then sends kill
 // commands to its parts with the pool's kill_grace: SIGTERM, and SIGKILL
 // of what is left once the grace is over. The task holds its GPUs,
-// killing, until its parts report their ends. endTo is the terminal state it ends in; the
-// kill and its end keep cause (store.TaskTransition).
+// killing, until its parts report their ends. endTo is the terminal
+// state it ends in; the kill and its end keep cause
+// (store.TaskTransition). The task's record of the kill is a
+// lifecycle.Stop, as the Cluster's task's: a kill for cause time_limit
+// is its LimitKill (which ends it killed), so that its end is timed out
+// whatever kill comes meanwhile, as in the Cluster.
 func (m *Master) killTask(ctx context.Context, t *mtask, endTo store.TaskState, reason string, cause store.Cause) error {
 	if t.att == nil || t.rec.State == store.TaskKilling {
 		return nil
@@ -291,7 +295,11 @@ func (m *Master) killTask(ctx context.Context, t *mtask, endTo store.TaskState, 
 		return err
 	}
 	m.setTask(t, rec)
-	t.endTo, t.endCause = endTo, cause
+	if cause == store.CauseTimeLimit {
+		t.stop.LimitKill(string(cause)) // ends killed
+	} else {
+		t.stop.Kill(endTo, string(cause))
+	}
 	m.sendAll(t, api.CommandKill, poolKillGrace(m.cfg, t.job.rec.Pool))
 	m.log.Info("killing task", "task", t.id().String(), "reason", reason)
 	return nil

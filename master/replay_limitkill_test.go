@@ -22,7 +22,8 @@ import (
 // s, then 5 more from the user's kill) is under way: live the task keeps
 // the limit's cause and ends timelimit at 107, its job killed (the
 // master's killTask leaves a killing task alone), and so does the
-// replay (lifecycle.Task.LimitKilled), which ended it killed.
+// replay (the task's lifecycle.Stop keeps the first kill, LimitKill),
+// which ended it killed.
 func limitKillCases() []replayCase {
 	fifo := "pools:\n  - {name: default, policy: fifo}\n"
 	b := rjob{name: "b", slots: 4, submit: 12, run: 100}

@@ -223,7 +223,7 @@ func (r *restorer) restoreTask(j *mjob, rec store.Task, open map[int]store.Attem
 	case store.TaskPreempting:
 		m.sendAll(t, api.CommandPreempt, poolGrace(m.cfg, j.rec.Pool))
 	case store.TaskKilling:
-		t.endTo = store.TaskKilled
+		t.stop.Kill(store.TaskKilled, "") // for a cause not known
 		// The grace again, in full: an agent still killing the
 		// attempt keeps its first deadline (agent.Task.Kill).
 		m.sendAll(t, api.CommandKill, poolKillGrace(m.cfg, j.rec.Pool))

@@ -69,20 +69,21 @@ type mtask struct {
 	// its log lines may arrive after its end (gangSeq). nil when none
 	// closed since the master started (the store has the placement).
 	closed *mattempt
-	// endTo is the terminal state a killing task ends in: killed for a kill
-	// or a time limit, failed when a part of a gang failed. endCause is
-	// the kill's cause, which its end keeps too (killTask); a task found
+	// stop is the kill under way, the record the simulator's
+	// lifecycle.Cluster keeps of one too (its Task embeds it), asked and
+	// ended by the same transitions (lifecycle.Stop: Kill or LimitKill
+	// in killTask, a job's kill and restoreTask, Leave in setTask once
+	// the task leaves killing) and read by the same rules (Ends:
+	// Master.ending). What the kill ends the task in: killed for a kill
+	// or a time limit, failed when a part of a gang failed, completed for
+	// a searcher's stop; its cause, which its end keeps too; a task found
 	// killing by a restart ends killed, for a cause not known (restore).
-	endTo    store.TaskState
-	endCause store.Cause
-	// limited marks a task its time limit killed, for its job's reason
-	// (settleJob); false for one that ended before a restart.
-	limited bool
-	// limitEnd, for a task killing for its time limit, is the reason its
-	// end takes instead of the kill's: an agent reported that it had
-	// applied the limit itself, before the master's late kill
-	// (stoppedAtLimit). "" otherwise.
-	limitEnd string
+	// Its end's reason is the agent's where one applied the limit itself,
+	// before the master's late kill (stoppedAtLimit: AgentApplied), and
+	// once it ended TimedOut marks a task its time limit killed, for its
+	// job's reason (killedReason); false for one that ended before a
+	// restart.
+	stop lifecycle.Stop
 	// inflight is the move or resize in flight, the record the
 	// simulator's lifecycle.Cluster keeps of one too (its Task embeds
 	// it), reserved and ended by the same transitions
@@ -380,8 +381,7 @@ func (m *Master) setTask(t *mtask, rec store.Task) {
 		t.next = nil
 	}
 	if rec.State != store.TaskKilling {
-		t.limited = rec.State == store.TaskKilled && old == store.TaskKilling && t.endCause == store.CauseTimeLimit
-		t.endTo, t.endCause, t.limitEnd = "", "", ""
+		t.stop.Leave(rec.State)
 	}
 }
 
@@ -439,7 +439,7 @@ func (m *Master) holdParts(t *mtask, parts []*mpart) {
 func killedReason(j *mjob, killed int) string {
 	limited := 0
 	for _, t := range j.tasks {
-		if t.limited {
+		if t.stop.TimedOut() {
 			limited++
 		}
 	}

@@ -395,7 +395,17 @@ func TestKilledReasonCountsTimeLimits(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			j := newJob(store.Job{ID: 1, TimeLimit: time.Minute})
 			for i := range c.tasks {
-				j.tasks = append(j.tasks, &mtask{job: j, limited: i < len(c.limited) && c.limited[i]})
+				task := &mtask{job: j}
+				if i < len(c.limited) {
+					// Killed, by its time limit's kill or a user's.
+					if c.limited[i] {
+						task.stop.LimitKill(string(store.CauseTimeLimit))
+					} else {
+						task.stop.Kill(store.TaskKilled, "")
+					}
+					task.stop.Leave(store.TaskKilled)
+				}
+				j.tasks = append(j.tasks, task)
 			}
 			if got := killedReason(j, len(c.limited)); got != c.want {
 				t.Errorf("killedReason = %q, want %q", got, c.want)
