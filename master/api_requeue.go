@@ -41,6 +41,12 @@ import (
 // finishTransitions) and queuedReason tell a requeue from a preemption.
 const requeuedLead = "requeued by "
 
+// requeueHoldReason ends the reason of a hold that a requeue made
+// (--hold), by which the export tells it from a hold alone
+// (jobChangeOf): it may hold a job whose tasks still run, which a hold
+// alone may not.
+const requeueHoldReason = "with its requeue"
+
 func (ja jobRequeues) handleRequeueJob(w http.ResponseWriter, r *http.Request) {
 	id, err := pathID(r)
 	if err != nil {
@@ -179,7 +185,7 @@ func requeueLocked(ctx context.Context, ja *jobsAPI, id int64, hold bool, by str
 			return nil
 		}
 		var err error
-		rec, err = tx.HoldJob(ctx, store.JobHold{ID: id, Hold: true, By: by, At: now, Reason: "with its requeue"})
+		rec, err = tx.HoldJob(ctx, store.JobHold{ID: id, Hold: true, By: by, At: now, Reason: requeueHoldReason})
 		return err
 	})
 	if errors.Is(err, store.ErrConflict) {
