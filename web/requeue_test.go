@@ -38,14 +38,21 @@ func (f *fixture) requeueJob(w http.ResponseWriter, r *http.Request) {
 	f.reply(w, http.StatusOK, reply)
 }
 
-func (f *fixture) releaseJob(w http.ResponseWriter, r *http.Request) {
+func (f *fixture) holdJob(w http.ResponseWriter, r *http.Request)    { f.setHeld(w, r, true) }
+func (f *fixture) releaseJob(w http.ResponseWriter, r *http.Request) { f.setHeld(w, r, false) }
+
+// setHeld holds or releases a queued job, as the master does.
+func (f *fixture) setHeld(w http.ResponseWriter, r *http.Request, hold bool) {
 	j := f.find(w, r)
 	if j == nil {
 		return
 	}
 	f.mu.Lock()
-	changed := j.Held != nil
+	changed := (j.Held != nil) != hold
 	j.Held = nil
+	if hold {
+		j.Held = &api.Held{By: "ann", At: now}
+	}
 	reply := api.HoldReply{Job: *j, Changed: changed}
 	f.mu.Unlock()
 	f.reply(w, http.StatusOK, reply)
@@ -124,5 +131,25 @@ func TestReleaseAfterRequeueAndHold(t *testing.T) {
 	}
 	if hidden := evalJS[bool](p, `document.getElementById('hold').hidden`); hidden {
 		t.Errorf("a queued job not held should offer Hold")
+	}
+}
+
+// TestHoldQueuedJob: a queued job offers Hold (no requeue: nothing of it
+// runs), which asks and holds it; Release then takes its place.
+func TestHoldQueuedJob(t *testing.T) {
+	f := newFixture()
+	p := openPage(t, f, "#/jobs/5", wide)
+	p.waitFor(`!document.getElementById('hold').hidden`, "Hold")
+	if hidden := evalJS[bool](p, `document.getElementById('requeue').hidden && document.getElementById('release').hidden`); !hidden {
+		t.Errorf("Requeue or Release offered on a queued job not held")
+	}
+	p.do(chromedp.Click(chromedp.ID("hold")))
+	p.waitText("#confirm", "Hold job 5 (eval-small)?")
+	p.do(chromedp.Click(chromedp.ID("confirm-ok")))
+	p.waitText("#action-msg", "Job 5 is held.")
+	p.waitText("h1", "held")
+	p.waitFor(`!document.getElementById('release').hidden && document.getElementById('hold').hidden`, "Release in place of Hold")
+	if got := f.seen("POST /jobs/5/hold"); len(got) != 1 {
+		t.Errorf("hold requests = %q, want 1", got)
 	}
 }

@@ -116,7 +116,7 @@ function actions(id, ctx, render) {
       form.hidden = ended || !may;
       denied.hidden = ended || may;
       const who = `only its owner (${j.user || 'no user'}) while a member of project ${j.project}, the project's lead or an admin may.`;
-      denied.textContent = may ? '' : mayEnd ? `${act.who.user} owns this job and may kill it, but not change its priority: ${who}`
+      denied.textContent = may ? '' : mayEnd ? `${act.who.user} owns this job and may kill or requeue it, but not change its priority: ${who}`
         : `${act.who.user} may not kill or change this job: ${who}`;
       if (!edited && document.activeElement !== prio) prio.value = j.priority;
       queue.show(j, act.who);
