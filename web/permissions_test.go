@@ -56,6 +56,10 @@ func TestJobActionsOnlyWhereAllowed(t *testing.T) {
 				if hidden := evalJS[bool](p, `document.getElementById('`+id+`').hidden`); hidden == want {
 					t.Errorf("#%s hidden = %v, want shown %v", id, hidden, want)
 				}
+				// What the page shows, not only the attribute.
+				if shown := evalJS[bool](p, `getComputedStyle(document.getElementById('`+id+`')).display !== 'none'`); shown != want {
+					t.Errorf("#%s displayed = %v, want %v", id, shown, want)
+				}
 			}
 			denied := evalJS[string](p, `(e => e.hidden ? '' : e.textContent)(document.getElementById('no-actions'))`)
 			if c.denied == "" && denied != "" || !strings.Contains(denied, c.denied) {
