@@ -19,9 +19,12 @@ import (
 
 // listCommand builds a command that lists objects of the master: fetch
 // gets them, and text prints them as a table, with more columns when wide.
+// columns, when given, are its wide table's headers, of which --columns
+// picks some (columns.go).
 func listCommand[T any](use, short string, fetch func(c *client.Client, ctx context.Context) ([]T, error),
-	text func(w io.Writer, items []T, wide bool) error) *cobra.Command {
+	text func(w io.Writer, items []T, wide bool) error, columns ...string) *cobra.Command {
 	var out outputFlag
+	var cols columnsFlag
 	cmd := &cobra.Command{
 		Use:     use,
 		Short:   short,
@@ -29,6 +32,9 @@ func listCommand[T any](use, short string, fetch func(c *client.Client, ctx cont
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := out.check(); err != nil {
+				return err
+			}
+			if err := cols.check(out); err != nil {
 				return err
 			}
 			c, err := newClient(cmd)
@@ -48,15 +54,19 @@ func listCommand[T any](use, short string, fetch func(c *client.Client, ctx cont
 			if done, err := out.structured(w, items); done {
 				return err
 			}
-			return text(w, items, out.wide())
+			return text(cols.writer(w), items, out.wide() || cols.set())
 		},
 	}
 	out.register(cmd)
+	if columns != nil {
+		cols.register(cmd, columns)
+	}
 	return cmd
 }
 
 func newNodesCmd() *cobra.Command {
-	cmd := listCommand("nodes", "List the registered nodes and their GPUs in use", (*client.Client).Nodes, printNodes)
+	cmd := listCommand("nodes", "List the registered nodes and their GPUs in use", (*client.Client).Nodes, printNodes, nodesColumns...)
+	cmd.Example += "\n  allot nodes --columns name,state,slots,last_seen"
 	cmd.Long = `List the registered nodes and their GPUs in use.
 
 STATE is up, lost or left, with ,draining or ,drained while an admin
@@ -68,7 +78,9 @@ the tasks that must not run twice (lost_node_grace) before they end as
 lost.
 -o wide adds the agent's version, when it registered, who drained it and
 when, and NODE RULE: what the master's configuration decided for it (its
-pool and labels).`
+pool and labels).
+--columns prints only the columns it names, in that order (any of the
+-o wide table's; LAST_SEEN for LAST SEEN).`
 	return cmd
 }
 
@@ -92,9 +104,9 @@ func narrow[T any](text func(io.Writer, []T) error) func(io.Writer, []T, bool) e
 // when it registered, who drained it when, and what the master's node
 // rule decided (nodeRule).
 func printNodes(w io.Writer, nodes []api.Node, wide bool) error {
-	header := []string{"NAME", "POOL", "STATE", "GPU", "SLOTS", "LABELS", "LAST SEEN", "REASON"}
+	header := nodesColumns[:8]
 	if wide {
-		header = append(header, "VERSION", "REGISTERED", "DRAINED", "NODE RULE")
+		header = nodesColumns
 	}
 	t := newTable(w, header...)
 	for _, n := range nodes {
@@ -122,6 +134,11 @@ func printNodes(w io.Writer, nodes []api.Node, wide bool) error {
 	}
 	return t.flush()
 }
+
+// nodesColumns are the columns of allot nodes -o wide, which --columns
+// may name; without -o wide the first eight.
+var nodesColumns = []string{"NAME", "POOL", "STATE", "GPU", "SLOTS", "LABELS", "LAST SEEN", "REASON",
+	"VERSION", "REGISTERED", "DRAINED", "NODE RULE"}
 
 // nodeReason is a node's REASON: why it is out of service, the admin's
 // drain reason and, for a node lost or left, since when, and until when

@@ -614,3 +614,41 @@ func TestJobExplainAlias(t *testing.T) {
 		})
 	}
 }
+
+// TestExplainRequeuedTwice: the master's one sentence for a job
+// requeued twice prints whole in the summary, wrapped, and under no
+// Preempted heading (a requeue is no preemption).
+func TestExplainRequeuedTwice(t *testing.T) {
+	tests := []struct {
+		name, requeued string
+	}{
+		{"one task", "Its task 0 was requeued twice, each time to resume from its checkpoint: by ana at 2026-05-01 12:02 UTC " +
+			"(attempt 1) and by lee at 2026-05-01 12:04 UTC (attempt 2)."},
+		{"two tasks", "Its tasks were requeued twice, each time to resume from their checkpoints: by ana at 2026-05-01 12:00 UTC " +
+			"(task 0 attempt 1 and task 1 attempt 1) and by bob at 2026-05-01 12:04 UTC (task 0 attempt 2)."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := fixtureExplanation()
+			x.Preemptions, x.Preempted = nil, nil
+			x.Summary += " " + tt.requeued
+			var b bytes.Buffer
+			if err := printExplanation(&b, x); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			para, _, _ := strings.Cut(strings.SplitN(out, "\n\n", 2)[1], "\n\n")
+			if got := strings.Join(strings.Fields(para), " "); !strings.HasSuffix(got, tt.requeued) {
+				t.Errorf("summary paragraph %q, want it to end with %q", para, tt.requeued)
+			}
+			for _, line := range strings.Split(para, "\n") {
+				if len(line) > 76 {
+					t.Errorf("summary line of %d characters: %q", len(line), line)
+				}
+			}
+			if strings.Contains(out, "Preempted:") {
+				t.Errorf("a requeue listed as a preemption:\n%s", out)
+			}
+		})
+	}
+}

@@ -25,6 +25,7 @@ var (
 
 type jobsFlags struct {
 	out                                     outputFlag
+	columns                                 columnsFlag
 	all                                     bool
 	pool, project, state, user, node, since string
 	watch, subprojects                      bool
@@ -64,13 +65,16 @@ page at a time, so that a master with a long history answers each request
 quickly.
 
 A filter that names no pool, project, user or node the master knows is an
-error that lists the valid values. --watch polls the master every
+error that lists the valid values. --columns ID,NAME,STATE prints only
+those columns, in that order (any of the -o wide table's, in any case;
+squeue -o "%i %j %T"). --watch polls the master every
 --interval and prints the list again when it changes (on a terminal,
 redrawn in place) until Ctrl-C.`,
 		Example: `  allot jobs
   allot jobs --pool research --project vision
   allot jobs --project ml --subprojects
   allot jobs --node dgx-1 -o wide
+  allot jobs --columns id,name,state,nodes
   allot jobs -u ana --state pending
   allot jobs --watch
   allot jobs --all --since 7d -o json`,
@@ -80,6 +84,7 @@ redrawn in place) until Ctrl-C.`,
 		},
 	}
 	f.out.register(cmd)
+	f.columns.register(cmd, jobsColumns)
 	fl := cmd.Flags()
 	fl.BoolVar(&f.all, "all", false, "include completed, failed and killed jobs")
 	fl.StringVar(&f.pool, "pool", "", "only jobs of this pool")
@@ -98,6 +103,9 @@ redrawn in place) until Ctrl-C.`,
 
 func runJobs(cmd *cobra.Command, f jobsFlags) error {
 	if err := f.out.check(); err != nil {
+		return err
+	}
+	if err := f.columns.check(f.out); err != nil {
 		return err
 	}
 	if strings.EqualFold(f.state, "all") {
@@ -219,27 +227,35 @@ func printJobs(w io.Writer, jobs []api.Job, filter client.JobFilter, f jobsFlags
 	if done, err := f.out.structured(w, shown); done {
 		return err
 	}
-	header := []string{"POS", "ID", "NAME", "STATE", "POOL", "PROJECT", "SLOTS", "TASKS", "START", "REASON"}
-	if f.out.wide() {
-		header = slices.Insert(header, 6, "USER", "PRIORITY", "WEIGHT", "AGE")
-		header = slices.Insert(header, len(header)-1, wideRunHeader...)
+	// The wide table, of which the narrow one and --columns keep some.
+	switch {
+	case f.columns.set():
+		w = f.columns.writer(w)
+	case !f.out.wide():
+		w = &columnsWriter{Writer: w, names: jobsNarrow}
 	}
-	t := newTable(w, header...)
+	t := newTable(w, jobsColumns...)
 	for _, j := range shown {
 		pos := "-"
 		if j.Position > 0 {
 			pos = strconv.Itoa(j.Position)
 		}
-		row := []string{pos, strconv.FormatInt(j.ID, 10), j.Name, j.ShownState(), j.Pool, j.Project, listedSlots(j),
-			fmt.Sprintf("%d/%d", j.Running, j.Tasks), startText(j, f.estimate), orDash(jobReason(j))}
-		if f.out.wide() {
-			row = slices.Insert(row, 6, orDash(j.User), listedPriority(j), strconv.FormatFloat(j.Weight, 'g', -1, 64), age(j.SubmittedAt))
-			row = slices.Insert(row, len(row)-1, wideRunCells(j, now())...)
-		}
+		row := []string{pos, strconv.FormatInt(j.ID, 10), j.Name, j.ShownState(), j.Pool, j.Project,
+			orDash(j.User), listedPriority(j), strconv.FormatFloat(j.Weight, 'g', -1, 64), age(j.SubmittedAt),
+			listedSlots(j), fmt.Sprintf("%d/%d", j.Running, j.Tasks), startText(j, f.estimate)}
+		row = append(append(row, wideRunCells(j, now())...), orDash(jobReason(j)))
 		t.row(row...)
 	}
 	return t.flush()
 }
+
+// jobsColumns are the columns of allot jobs -o wide, which --columns
+// may name; jobsNarrow those of its table without -o wide.
+var (
+	jobsColumns = append([]string{"POS", "ID", "NAME", "STATE", "POOL", "PROJECT", "USER", "PRIORITY", "WEIGHT", "AGE",
+		"SLOTS", "TASKS", "START"}, append(slices.Clone(wideRunHeader), "REASON")...)
+	jobsNarrow = []string{"POS", "ID", "NAME", "STATE", "POOL", "PROJECT", "SLOTS", "TASKS", "START", "REASON"}
+)
 
 // startText is when a waiting job should start: "in 2h 10m" ("~" for a
 // forecast rather than a reservation, "in ≤20s" for one waiting for

@@ -104,22 +104,40 @@ func blockStyle(n *yaml.Node) {
 	}
 }
 
-// table writes aligned columns.
-type table struct{ tw *tabwriter.Writer }
+// table writes aligned columns: those of a listing's --columns, when w
+// is its columnsWriter (columns.go), else all.
+type table struct {
+	tw   *tabwriter.Writer
+	pick []int // the columns kept, in order; nil for all
+}
 
 func newTable(w io.Writer, header ...string) *table {
-	t := &table{tw: tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)}
+	w, idx := pick(w, header)
+	t := &table{tw: tabwriter.NewWriter(w, 0, 0, 2, ' ', 0), pick: idx}
 	t.row(header...)
 	return t
 }
 
+// row writes cells (those of the columns kept) as a line; it leaves
+// cells as they are, which may be a caller's header.
 func (t *table) row(cells ...string) {
-	for i, c := range cells {
-		// A tab or newline in a value (a job name, a message) would break
-		// the columns.
-		cells[i] = strings.NewReplacer("\t", " ", "\n", " ").Replace(c)
+	out := cells
+	if t.pick != nil {
+		out = make([]string, len(t.pick))
+		for i, c := range t.pick {
+			if c < len(cells) {
+				out[i] = cells[c]
+			}
+		}
 	}
-	fmt.Fprintln(t.tw, strings.Join(cells, "\t"))
+	// A tab or newline in a value (a job name, a message) would break the
+	// columns.
+	clean := strings.NewReplacer("\t", " ", "\n", " ")
+	line := make([]string, len(out))
+	for i, c := range out {
+		line[i] = clean.Replace(c)
+	}
+	fmt.Fprintln(t.tw, strings.Join(line, "\t"))
 }
 
 func (t *table) flush() error { return t.tw.Flush() }

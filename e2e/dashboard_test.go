@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -40,40 +41,7 @@ func TestDashboard(t *testing.T) {
 	waiting := c.submit("too-big", `{name: too-big, entrypoint: "echo never", resources: {slots: 8}}`, "--allow-infeasible")
 	c.waitJob(waiting, "a pending reason", func(j api.Job) bool { return j.Pending != nil })
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.WindowSize(1280, 900))
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	tab, cancelTab := chromedp.NewContext(allocCtx)
-	defer cancelTab()
-	if err := chromedp.Do(tab); err != nil {
-		t.Fatalf("start %s: %v", path, err)
-	}
-	var mu sync.Mutex
-	var consoleErrors []string
-	go func() {
-		for m, err := range chromedp.Console(tab) {
-			if err != nil {
-				return
-			}
-			if m.Type == chromedp.ConsoleError || m.Type == chromedp.ConsoleException {
-				mu.Lock()
-				consoleErrors = append(consoleErrors, m.Text)
-				mu.Unlock()
-			}
-		}
-	}()
-	ctx, cancel := context.WithTimeout(tab, waitTimeout)
-	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.Navigate(c.url+"/?refresh=0.5#/jobs")); err != nil {
-		t.Fatalf("open the dashboard: %v", err)
-	}
-	// The master asks who is there; the admin signs in with its token.
-	pollJS(t, ctx, `!document.getElementById('login').hidden`, "the sign-in form")
-	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("login-token"), c.token),
-		chromedp.Click(chromedp.CSS("#login-form button"))); err != nil {
-		t.Fatalf("sign in: %v", err)
-	}
-	pollJS(t, ctx, `document.getElementById('who-name').innerText === 'admin (admin)'`, "the signed-in user in the header")
+	ctx, consoleErrors := openDashboard(t, c, path, "#/jobs")
 	for id, state := range map[int64]string{done: "completed", waiting: "queued"} {
 		sel := fmt.Sprintf(`#jobs tr[data-job="%d"] .state`, id)
 		expr := fmt.Sprintf(`(document.querySelector(%q)?.innerText || '') === %q`, sel, state)
@@ -98,15 +66,96 @@ func TestDashboard(t *testing.T) {
 	}
 	pollJS(t, ctx, `!document.getElementById('login').hidden && !document.querySelector('#jobs tr[data-job]')`,
 		"the sign-in form, with no job left on the page")
-	mu.Lock()
-	defer mu.Unlock()
-	for _, e := range consoleErrors {
-		// Chromium logs each 401 of the signed-out page as a failed
-		// resource; they are the sign-in working, not a page error.
-		if strings.Contains(e, "status of 401") {
-			continue
+	// Chromium logs each 401 of the signed-out page as a failed resource;
+	// they are the sign-in working, not a page error.
+	for _, e := range consoleErrors() {
+		if !strings.Contains(e, "status of 401") {
+			t.Errorf("console error: %s", e)
 		}
-		t.Errorf("console error: %s", e)
+	}
+}
+
+// openDashboard opens the dashboard of cluster c at hash in headless
+// Chromium (path) and signs the admin in; it returns the tab's context
+// and what reads the console errors logged so far.
+func openDashboard(t *testing.T, c *cluster, path, hash string) (context.Context, func() []string) {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.WindowSize(1280, 900))
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancelAlloc)
+	tab, cancelTab := chromedp.NewContext(allocCtx)
+	t.Cleanup(cancelTab)
+	if err := chromedp.Do(tab); err != nil {
+		t.Fatalf("start %s: %v", path, err)
+	}
+	var mu sync.Mutex
+	var consoleErrors []string
+	go func() {
+		for m, err := range chromedp.Console(tab) {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.Type == chromedp.ConsoleException {
+				mu.Lock()
+				consoleErrors = append(consoleErrors, m.Text)
+				mu.Unlock()
+			}
+		}
+	}()
+	ctx, cancel := context.WithTimeout(tab, waitTimeout)
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx, chromedp.Navigate(c.url+"/?refresh=0.5"+hash)); err != nil {
+		t.Fatalf("open the dashboard: %v", err)
+	}
+	// The master asks who is there; the admin signs in with its token.
+	pollJS(t, ctx, `!document.getElementById('login').hidden`, "the sign-in form")
+	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("login-token"), c.token),
+		chromedp.Click(chromedp.CSS("#login-form button"))); err != nil {
+		t.Fatalf("sign in: %v", err)
+	}
+	pollJS(t, ctx, `document.getElementById('who-name').innerText === 'admin (admin)'`, "the signed-in user in the header")
+	return ctx, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(consoleErrors)
+	}
+}
+
+// TestDashboardRequeue: on the real master, the job page's Requeue asks,
+// then stops the running job as a preemption does; the job waits again
+// and runs a second attempt, which the page shows, with no page error.
+func TestDashboardRequeue(t *testing.T) {
+	t.Parallel()
+	path, err := webtest.ChromePath()
+	if err != nil {
+		t.Fatalf("the dashboard test needs Chromium: %v", err)
+	}
+	c := newCluster(t, clusterSpec{config: onePool, agents: []agentSpec{{name: "node-1", pool: "default", gpus: 2}}})
+	id := c.submit("long", `{name: long, entrypoint: "sleep 600", resources: {slots: 1}}`)
+	c.waitJob(id, "running", func(j api.Job) bool { return j.State == "running" })
+	ctx, consoleErrors := openDashboard(t, c, path, fmt.Sprintf("#/jobs/%d", id))
+	pollJS(t, ctx, `!document.getElementById('requeue').hidden`, "the Requeue button")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("requeue"))); err != nil {
+		t.Fatal(err)
+	}
+	pollJS(t, ctx, fmt.Sprintf(`document.getElementById('confirm').open && document.getElementById('confirm-text').innerText.startsWith('Requeue job %d (long)?')`, id),
+		"the confirmation")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("confirm-ok"))); err != nil {
+		t.Fatal(err)
+	}
+	pollJS(t, ctx, fmt.Sprintf(`document.getElementById('action-msg').innerText === 'Job %d is requeued: 1 task checkpoints and stops, then it waits again.'`, id),
+		"the requeue's message")
+	j := c.waitJob(id, "a second attempt running", func(j api.Job) bool {
+		return j.State == "running" && len(j.TaskList) == 1 && len(j.TaskList[0].Attempts) == 2
+	})
+	if a := j.TaskList[0].Attempts[0]; a.EndState != "preempted" {
+		t.Errorf("attempt 1 ended %q, want preempted (requeued)", a.EndState)
+	}
+	pollJS(t, ctx, `document.getElementById('tasks').innerText.includes('requeued by admin')`, "the requeue on the job page")
+	for _, e := range consoleErrors() {
+		if !strings.Contains(e, "status of 401") { // before the sign-in
+			t.Errorf("console error: %s", e)
+		}
 	}
 }
 

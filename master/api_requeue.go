@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,6 +41,12 @@ import (
 // (requeueReason), by which the end of its attempt (agents.go's
 // finishTransitions) and queuedReason tell a requeue from a preemption.
 const requeuedLead = "requeued by "
+
+// requeueHoldReason ends the reason of a hold that a requeue made
+// (--hold), by which the export tells it from a hold alone
+// (jobChangeOf): it may hold a job whose tasks still run, which a hold
+// alone may not.
+const requeueHoldReason = "with its requeue"
 
 func (ja jobRequeues) handleRequeueJob(w http.ResponseWriter, r *http.Request) {
 	id, err := pathID(r)
@@ -179,7 +186,7 @@ func requeueLocked(ctx context.Context, ja *jobsAPI, id int64, hold bool, by str
 			return nil
 		}
 		var err error
-		rec, err = tx.HoldJob(ctx, store.JobHold{ID: id, Hold: true, By: by, At: now, Reason: "with its requeue"})
+		rec, err = tx.HoldJob(ctx, store.JobHold{ID: id, Hold: true, By: by, At: now, Reason: requeueHoldReason})
 		return err
 	})
 	if errors.Is(err, store.ErrConflict) {
@@ -256,15 +263,72 @@ func requeuedView(a store.Attempt, d store.Event) api.Preemption {
 }
 
 // requeuedSentence says who requeued a job's attempts and when, apart
-// from its preemptions: " Its task 0 was requeued by ana at 2026-05-01
-// 12:00 UTC (attempt 1)." "" for none.
+// from its preemptions, one request at a time: " Its task 0 was
+// requeued by ana at 2026-05-01 12:00 UTC (attempt 1), and resumes from
+// its checkpoint." With several, one sentence counts them: " Its task 0
+// was requeued twice, each time to resume from its checkpoint: by ana at
+// ... (attempt 1) and by bob at ... (attempt 2)." "" for none.
 func requeuedSentence(rs []api.Preemption) string {
 	if len(rs) == 0 {
 		return ""
 	}
-	parts := make([]string, len(rs))
-	for i, r := range rs {
-		parts[i] = fmt.Sprintf("task %d was %s (attempt %d)", r.Task, r.Why, r.Attempt)
+	reqs := requeueRequests(rs)
+	one := true // a single task throughout: its attempts alone name them
+	for _, r := range rs {
+		one = one && r.Task == rs[0].Task
 	}
-	return " Its " + strings.Join(parts, "; its ") + ", and resumes from its checkpoint."
+	phrases := make([]string, len(reqs))
+	for i, req := range reqs {
+		phrases[i] = strings.TrimPrefix(req[0].Why, "requeued ") + " (" + requeuedAttempts(req, one) + ")"
+	}
+	subject, whose := "Its tasks were", "their checkpoints"
+	if one {
+		subject, whose = fmt.Sprintf("Its task %d was", rs[0].Task), "its checkpoint"
+	}
+	if len(reqs) == 1 {
+		resume := "resume from their checkpoints"
+		if one {
+			resume = "resumes from its checkpoint"
+		}
+		return fmt.Sprintf(" %s requeued %s, and %s.", subject, phrases[0], resume)
+	}
+	return fmt.Sprintf(" %s requeued %s, each time to resume from %s: %s.", subject, plural.Times(len(reqs)), whose, andList(phrases))
+}
+
+// requeueRequests groups a job's requeued attempts, in the order of
+// their ends, by the request that stopped them: one reason (who, at
+// which minute) and each task at most once, since a request stops each
+// of the job's tasks once.
+func requeueRequests(rs []api.Preemption) [][]api.Preemption {
+	rs = slices.Clone(rs)
+	slices.SortStableFunc(rs, func(a, b api.Preemption) int { return a.At.Compare(b.At) })
+	var reqs [][]api.Preemption
+	for _, r := range rs {
+		i := slices.IndexFunc(reqs, func(req []api.Preemption) bool {
+			return req[0].Why == r.Why && !slices.ContainsFunc(req, func(o api.Preemption) bool { return o.Task == r.Task })
+		})
+		if i < 0 {
+			reqs = append(reqs, nil)
+			i = len(reqs) - 1
+		}
+		reqs[i] = append(reqs[i], r)
+	}
+	return reqs
+}
+
+// requeuedAttempts names the attempts one request stopped: "attempt 2"
+// where one task is requeued throughout (one), else "task 0 attempt 1
+// and task 1 attempt 2", or a count past three tasks.
+func requeuedAttempts(req []api.Preemption, one bool) string {
+	if one {
+		return fmt.Sprintf("attempt %d", req[0].Attempt)
+	}
+	if len(req) > 3 {
+		return plural.Count(len(req), "task")
+	}
+	parts := make([]string, len(req))
+	for i, r := range req {
+		parts[i] = fmt.Sprintf("task %d attempt %d", r.Task, r.Attempt)
+	}
+	return andList(parts)
 }

@@ -43,6 +43,52 @@ func requeueCases() []replayCase {
 	}
 }
 
+// requeueNextToCases: requeues beside priority preemption and a gang.
+//
+// In priority-requeue-preempt, a (LOW, n1) and b (n2) run; at 20 h
+// (more important than both) arrives and preempts a, while b's owner
+// requeues b: both checkpoints land at 25, h takes n1 and b n2 again
+// (it ranks before a). At 60 h is requeued and held: a takes n1 back
+// once h's checkpoint lands at 65, until h's release at 90 preempts it
+// again; at 92, while a checkpoints for h, a is requeued and held
+// (nothing of it to stop: a hold), so it stays held once its checkpoint
+// lands, until its release at 200.
+//
+// In priority-gang-requeue, g (6 slots: n1 and n2, a gang) is requeued
+// and held at 20: both parts checkpoint and land at 25, when l (LOW)
+// takes n1 and w, at 30, n2. g's release at 100 preempts l for it, and
+// its plain requeue at 150 stops both parts again: it resumes on n1
+// and n2 once they land, l still waiting behind it.
+//
+// The -restart cases are the same with the master restarting while
+// checkpoints of requeued tasks are in flight.
+func requeueNextToCases() []replayCase {
+	prio := "pools:\n  - {name: default, policy: priority, preemption: true}\n"
+	preempt := []rjob{
+		{name: "a", slots: 4, submit: 0, run: 300, extra: lowPrio,
+			changes: []rchange{{at: 92, requeue: true, hold: true}, {at: 200, release: true}}},
+		{name: "b", slots: 2, submit: 1, run: 200, extra: `, "priority": 30, "preemptible": true`,
+			changes: []rchange{{at: 20, requeue: true}}},
+		{name: "h", slots: 4, submit: 20, run: 100, extra: `, "priority": 20, "preemptible": true`,
+			changes: []rchange{{at: 60, requeue: true, hold: true}, {at: 90, release: true}}},
+	}
+	gang := []rjob{
+		{name: "g", slots: 6, submit: 0, run: 200, extra: `, "priority": 40, "preemptible": true`,
+			changes: []rchange{{at: 20, requeue: true, hold: true}, {at: 100, release: true}, {at: 150, requeue: true}}},
+		{name: "s", slots: 1, submit: 0, run: 500},
+		{name: "l", slots: 4, submit: 5, run: 300, extra: lowPrio},
+		{name: "w", slots: 2, submit: 30, run: 50, extra: `, "priority": 30`},
+	}
+	return []replayCase{
+		{name: "priority-requeue-preempt", config: prio, checkpoint: 5, nodes: replayNodes, jobs: preempt},
+		{name: "priority-requeue-preempt-restart", config: prio, checkpoint: 5, nodes: replayNodes, restarts: []float64{22, 93},
+			jobs: preempt},
+		{name: "priority-gang-requeue", config: prio, checkpoint: 5, nodes: replayNodes, jobs: gang},
+		{name: "priority-gang-requeue-restart", config: prio, checkpoint: 5, nodes: replayNodes, restarts: []float64{22, 152},
+			jobs: gang},
+	}
+}
+
 // limited gives each job a time limit of twice its run.
 func limited(js []rjob) []rjob {
 	for i := range js {
@@ -55,7 +101,7 @@ func limited(js []rjob) []rjob {
 // and differ without the requeue events.
 func TestReplayRequeues(t *testing.T) {
 	cases := requeueCases()
-	checkBatchedAndLive(t, cases)
+	checkBatchedAndLive(t, append(slices.Clone(cases), requeueNextToCases()...))
 	checkStripped(t, cases[:1], "-without-requeue", "requeue", 1, func(sc *scenario.Scenario) int {
 		n := len(sc.Events)
 		sc.Events = slices.DeleteFunc(sc.Events, func(e scenario.Event) bool { return e.Kind == scenario.EventRequeue })

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/config"
@@ -39,6 +40,9 @@ type jobChange struct {
 	// held is a hold's (true) or a release's (false); nil for any other
 	// change (whatif_hold.go).
 	held *bool
+	// byRequeue: the hold was a requeue's (--hold), exported as the
+	// requeue (whatif_requeue.go).
+	byRequeue bool
 }
 
 // jobChangeOf is the change event e of store.UpdateJob (or HoldJob)
@@ -52,6 +56,7 @@ func jobChangeOf(e store.Event) (jobChange, bool) {
 	c := jobChange{at: e.At, fromPrio: ch.FromPriority, toPrio: ch.ToPriority, fromWeight: ch.FromWeight, toWeight: ch.ToWeight,
 		fromPre: ch.FromPreemptible, fromLimit: ch.FromTimeLimit, toLimit: ch.ToTimeLimit, fromQOS: ch.FromQOS, toQOS: ch.ToQOS,
 		fromNice: ch.FromNice, toNice: ch.ToNice, held: ch.ToHeld}
+	c.byRequeue = c.held != nil && *c.held && strings.HasSuffix(e.Reason, ": "+requeueHoldReason)
 	return c, c.toPrio != nil || c.toWeight != nil || c.toLimit != nil || c.toQOS != nil || c.toNice != nil || c.held != nil
 }
 

@@ -144,3 +144,50 @@ func TestAttemptFirst(t *testing.T) {
 		t.Errorf("after a preemption first = %v, want %v", got, at(60))
 	}
 }
+
+// TestJobChangeOfRequeueHold: a hold a requeue made (--hold) reads as
+// the requeue's, which the export writes as the requeue; a hold alone,
+// whatever its user's words, and a release do not.
+func TestJobChangeOfRequeueHold(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		hold      store.JobHold
+		byRequeue bool
+	}{
+		{"requeue's hold", store.JobHold{Hold: true, By: "ann", Reason: requeueHoldReason}, true},
+		{"hold alone", store.JobHold{Hold: true, By: "ann"}, false},
+		{"hold naming a requeue", store.JobHold{Hold: true, By: "ann", Reason: "until the requeue of job 3"}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			st, err := store.Open(ctx, "", t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			job, err := st.CreateJob(ctx, store.Job{Name: "j", Kind: store.KindCommand, Project: "p", User: "u", Pool: "default",
+				Priority: 40, PriorityClass: "NORMAL", Weight: 1, Slots: 1, Entrypoint: "true"}, make([]store.Task, 1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.hold.ID = job.ID
+			if _, err := st.HoldJob(ctx, c.hold); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.HoldJob(ctx, store.JobHold{ID: job.ID, By: "ann"}); err != nil { // a release
+				t.Fatal(err)
+			}
+			evs, err := st.Events(ctx, store.EventFilter{JobID: job.ID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			hold, ok := jobChangeOf(evs[len(evs)-2])
+			if !ok || hold.held == nil || !*hold.held || hold.byRequeue != c.byRequeue {
+				t.Errorf("hold %q: ok %v, held %v, by a requeue %v; want held, by a requeue %v", evs[len(evs)-2].Reason, ok, hold.held, hold.byRequeue, c.byRequeue)
+			}
+			if release, _ := jobChangeOf(evs[len(evs)-1]); release.byRequeue {
+				t.Errorf("release %q reads as a requeue's hold", evs[len(evs)-1].Reason)
+			}
+		})
+	}
+}

@@ -24,8 +24,8 @@ func exportHolds(sj *scenario.Job, submitted time.Time, changes []jobChange, dec
 	var evs []scenario.Event
 	var times []time.Time
 	for i, c := range changes {
-		if c.held == nil {
-			continue
+		if c.held == nil || c.byRequeue {
+			continue // a requeue's hold is the requeue's (exportRequeues)
 		}
 		if i == 0 && *c.held && c.at.Equal(submitted) {
 			sj.Held = true

@@ -1,6 +1,7 @@
 package master
 
 import (
+	"slices"
 	"time"
 
 	"github.com/allot-sched/allot/scenario"
@@ -13,9 +14,14 @@ import (
 // each as a requeue event of the job at its second, with hold: true
 // where the job was held at that instant, marked after_pass where a
 // pass decided something earlier in that second, as a hold is
-// (exportHolds). The hold is exported as a hold event too, which the
-// replay's requeue has made a no-op. A requeue with --hold of a job with
-// nothing running stored only the hold: it is exported as a hold.
+// (exportHolds). A requeue with --hold that stopped no task (a queued
+// job, or one whose tasks were being preempted already) stored only the
+// hold, whose reason says it was the requeue's (requeueHoldReason): it
+// is exported as that requeue too, not as a hold, since a hold alone
+// would be refused where the job's tasks still run (they checkpoint for
+// a preemption), and the requeue's is not (lifecycle's requeue holds the
+// job whatever its tasks hold). exportHolds leaves every requeue's hold
+// to it.
 
 // noteRequeue notes a requeue of job at at: its tasks' transitions, at
 // one instant, are one requeue.
@@ -32,6 +38,7 @@ func (h *historyEvents) noteRequeue(job int64, at time.Time) {
 // held the job.
 func exportRequeues(name string, at []time.Time, changes []jobChange, decisions []time.Time,
 	since time.Time) ([]scenario.Event, []time.Time) {
+	at = withHoldsOfRequeues(at, changes)
 	var evs []scenario.Event
 	for _, t := range at {
 		evs = append(evs, scenario.Event{At: int64(t.Sub(since) / time.Second), Kind: scenario.EventRequeue, Job: name,
@@ -48,4 +55,21 @@ func heldAt(changes []jobChange, at time.Time) bool {
 		}
 	}
 	return false
+}
+
+// withHoldsOfRequeues adds to requeue instants at those of changes' holds
+// made by a requeue that stopped no task (no instant of at), in order.
+func withHoldsOfRequeues(at []time.Time, changes []jobChange) []time.Time {
+	var more []time.Time
+	for _, c := range changes {
+		if c.byRequeue && !slices.ContainsFunc(at, c.at.Equal) {
+			more = append(more, c.at)
+		}
+	}
+	if len(more) == 0 {
+		return at
+	}
+	out := append(slices.Clone(at), more...)
+	slices.SortFunc(out, time.Time.Compare)
+	return out
 }

@@ -230,6 +230,9 @@ func (f *fixture) serve(t *testing.T) *httptest.Server {
 	mux.HandleFunc("GET /api/v1/jobs/{id}/explain", f.explain)
 	mux.HandleFunc("PATCH /api/v1/jobs/{id}", f.patchJob)
 	mux.HandleFunc("POST /api/v1/jobs/{id}/kill", f.killJob)
+	mux.HandleFunc("POST /api/v1/jobs/{id}/requeue", f.requeueJob)
+	mux.HandleFunc("POST /api/v1/jobs/{id}/hold", f.holdJob)
+	mux.HandleFunc("POST /api/v1/jobs/{id}/release", f.releaseJob)
 	mux.HandleFunc("GET /api/v1/jobs/{id}/logs", f.jobLogs)
 	mux.HandleFunc("GET /api/v1/jobs/{id}/metrics", func(w http.ResponseWriter, r *http.Request) {
 		id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)

@@ -8,10 +8,11 @@ import (
 	"github.com/allot-sched/allot/api"
 )
 
-// TestJobActionsOnlyWhereAllowed: the job page offers Kill and Set
-// priority on a live job the signed-in user may change, by the master's
-// rule (the owner while a member, the project's lead, an admin), Kill
-// alone to its owner without the member role (who may always kill it),
+// TestJobActionsOnlyWhereAllowed: the job page offers Kill, Requeue and
+// Set priority on a live job the signed-in user may change, by the
+// master's rule (the owner while a member, the project's lead, an
+// admin), Kill and Requeue alone to its owner without the member role
+// (who may always kill or requeue it),
 // and neither on an ended job, one the user may only read (with a line
 // that says why) or one it cannot show.
 func TestJobActionsOnlyWhereAllowed(t *testing.T) {
@@ -30,7 +31,7 @@ func TestJobActionsOnlyWhereAllowed(t *testing.T) {
 		{"the owner, a member", member, "ann", "#/jobs/2", true, "", false},
 		{"a member, another user's job", member, "", "#/jobs/2", false, "only its owner (alice) while a member of project nlp", false},
 		{"the owner, a viewer of every project", &api.Whoami{User: "ann", Roles: map[string]string{"*": "viewer"}}, "ann", "#/jobs/2", false,
-			"ann owns this job and may kill it, but not change its priority", true},
+			"ann owns this job and may kill or requeue it, but not change its priority", true},
 		{"a viewer of every project, another user's job", &api.Whoami{User: "ann", Roles: map[string]string{"*": "viewer"}}, "", "#/jobs/2", false,
 			"ann may not kill or change", false},
 		{"an ended job", nil, "", "#/jobs/6", false, "", false},
@@ -50,10 +51,14 @@ func TestJobActionsOnlyWhereAllowed(t *testing.T) {
 			} else {
 				p.waitFor(`document.getElementById('fields').textContent.includes('Kind')`, "the job")
 			}
-			for _, id := range []string{"kill", "priority-form"} {
-				want := c.shown || id == "kill" && c.kill
+			for _, id := range []string{"kill", "queue-actions", "priority-form"} {
+				want := c.shown || id != "priority-form" && c.kill
 				if hidden := evalJS[bool](p, `document.getElementById('`+id+`').hidden`); hidden == want {
 					t.Errorf("#%s hidden = %v, want shown %v", id, hidden, want)
+				}
+				// What the page shows, not only the attribute.
+				if shown := evalJS[bool](p, `getComputedStyle(document.getElementById('`+id+`')).display !== 'none'`); shown != want {
+					t.Errorf("#%s displayed = %v, want %v", id, shown, want)
 				}
 			}
 			denied := evalJS[string](p, `(e => e.hidden ? '' : e.textContent)(document.getElementById('no-actions'))`)

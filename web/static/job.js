@@ -1,9 +1,10 @@
 // Job detail: the job's fields, why it waits (reason, position, blocker,
-// estimated start), its tasks with every attempt, its logs, and the kill
-// and priority actions.
+// estimated start), its tasks with every attempt, its logs, and the kill,
+// requeue, hold and priority actions.
 
 import {call, get, mayChange, mayKill, whoami} from './api.js';
 import {blockerRef, duration, estimate, fill, h, jobLink, memo, shownState, stateBadge, taskState, when, yesNo} from './dom.js';
+import {queueActions} from './jobactions.js';
 import {logPanel} from './logs.js';
 import {metricPanel} from './metrics.js';
 
@@ -77,8 +78,9 @@ export function mount(root, ctx) {
   };
 }
 
-// actions builds the kill button and the priority form with the line that
-// reports their outcome; render shows the job a successful action returns.
+// actions builds the kill button, the queue actions (jobactions.js) and
+// the priority form with the line that reports their outcome; render
+// shows the job a successful action returns.
 function actions(id, ctx, render) {
   const note = h('p', {class: 'note', id: 'action-msg', role: 'status'});
   const kill = h('button', {type: 'button', class: 'danger', id: 'kill'}, 'Kill job');
@@ -114,15 +116,19 @@ function actions(id, ctx, render) {
       form.hidden = ended || !may;
       denied.hidden = ended || may;
       const who = `only its owner (${j.user || 'no user'}) while a member of project ${j.project}, the project's lead or an admin may.`;
-      denied.textContent = may ? '' : mayEnd ? `${act.who.user} owns this job and may kill it, but not change its priority: ${who}`
+      denied.textContent = may ? '' : mayEnd ? `${act.who.user} owns this job and may kill or requeue it, but not change its priority: ${who}`
         : `${act.who.user} may not kill or change this job: ${who}`;
       if (!edited && document.activeElement !== prio) prio.value = j.priority;
+      queue.show(j, act.who);
     },
     // hide takes the actions away from a job that cannot be shown.
     hide() {
       kill.hidden = form.hidden = denied.hidden = true;
+      queue.hide();
     },
   };
+  const queue = queueActions(id, ctx, act, render);
+  kill.after(queue.el);
   kill.addEventListener('click', async () => {
     const name = act.job ? ` (${act.job.name})` : '';
     if (!(await ctx.confirm(`Kill job ${id}${name}? Its running tasks are stopped and none of its tasks will run again.`, 'Kill job'))) return;
