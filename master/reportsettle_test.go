@@ -1,0 +1,138 @@
+package master
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/decisionlog"
+	"github.com/allot-sched/allot/master/mastertest"
+	"github.com/allot-sched/allot/sim"
+	"github.com/allot-sched/allot/store/storetest"
+)
+
+// TestReportsAfterStoreOutage (trial 2026-11-29b, B6): h holds n2 and
+// the preemptible a and b hold n1; h ends, and the store fails. n1's
+// fence stops a and b meanwhile; their exit reports wait on the node
+// for their output, and reach the master one request each, a few
+// milliseconds apart, once the store is back. The pass that a's end
+// kicks waits for b's, which n1's sync said was coming (api.Sync.Exited):
+// both taken, a goes back on n2, where it fits, and b on n1, as in the
+// replay (allot history check), which takes the second's ends before
+// its starts. Before, a went back on n1 beside b's old attempt, b on
+// n1 too, and the check failed on it. A sync whose exits are all
+// reported opens no hold (a kicks its pass at once), and a report that
+// does not come holds the passes reportSettle at most.
+func TestReportsAfterStoreOutage(t *testing.T) {
+	cases := []struct {
+		name string
+		// late says b's report does not come within reportSettle.
+		late bool
+	}{
+		{name: "reports together"},
+		{name: "a report that does not come", late: true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h, t0, n1, ids := outageWithHeldExits(t)
+			a, b := tid(ids[1], 0, 1), tid(ids[2], 0, 1)
+			n1.Exit(a, agent.OutcomePreempted, 0)
+			h.sync(n1)
+			h.step()
+			if got := h.taskState(ids[1], 0); got != "queued" {
+				t.Fatalf("a is %s while b's report is on its way, want queued (not placed yet)", got)
+			}
+			if c.late {
+				h.clock.Advance(reportSettle)
+				h.step()
+				if got := h.taskState(ids[1], 0); got != "starting" {
+					t.Fatalf("a is %s once reportSettle is over, want starting (placed)", got)
+				}
+				return
+			}
+			h.clock.Advance(2 * time.Millisecond)
+			n1.Exit(b, agent.OutcomePreempted, 0)
+			h.sync(n1)
+			h.step()
+			h.sync(n1)
+			h.clock.Advance(time.Minute)
+			live := checkOutageReplay(t, h, t0)
+			for _, want := range []string{
+				fmt.Sprintf("start j%d-a task=0 attempt=2 nodes=n2:4", ids[1]),
+				fmt.Sprintf("start j%d-b task=0 attempt=2 nodes=n1:4", ids[2]),
+			} {
+				if !strings.Contains(live, want) {
+					t.Errorf("live decisions lack %q:\n%s", want, live)
+				}
+			}
+		})
+	}
+}
+
+// outageWithHeldExits runs the case up to the store's return: h (4
+// GPUs, n2) ended, a and b (4 each, preemptible) stopped on n1 by its
+// fence in the outage, their exit reports held. It returns the harness,
+// when the case began, n1's agent and the jobs' ids (h, a, b).
+func outageWithHeldExits(t *testing.T) (*harness, time.Time, *mastertest.Agent, []int64) {
+	var flaky *flakyStore
+	h := newHarness(t, withConfig(mustConfig(t, "pools:\n  - {name: default, policy: fifo}\n")),
+		func(o *Options) { flaky = &flakyStore{&storetest.Flaky{Store: o.Store}}; o.Store = flaky })
+	h.m.health.minGap = 0
+	n1, n2 := h.agent("n1", 8), h.agent("n2", 4)
+	t0 := h.clock.Now()
+	var ids []int64
+	for _, j := range []struct {
+		name  string
+		extra string
+	}{{"h", `, "preemptible": false`}, {"a", `, "preemptible": true`}, {"b", `, "preemptible": true`}} {
+		ids = append(ids, h.submit(jobSpec(j.name, 4, j.extra)))
+		h.step()
+		h.sync(n1, n2, n1, n2)
+	}
+	h.clock.Advance(10 * time.Second)
+	n2.Exit(tid(ids[0], 0, 1), agent.OutcomeCompleted, 0)
+	h.sync(n2)
+	h.step()
+	h.sync(n1, n2)
+	h.clock.Advance(10 * time.Second)
+	flaky.Down.Store(true)
+	h.m.Tick(h.ctx)
+	h.clock.Advance(21 * time.Second)
+	for _, id := range ids[1:] {
+		if !n1.HoldExit(tid(id, 0, 1)) {
+			t.Fatalf("job %d does not run on n1", id)
+		}
+	}
+	if _, err := n1.Sync(h.ctx, 0); err == nil {
+		t.Fatal("a sync went through while the store was down")
+	}
+	h.clock.Advance(4 * time.Second)
+	flaky.Down.Store(false)
+	h.m.Tick(h.ctx)
+	if h.m.health.isDown() {
+		t.Fatal("the store is back but the master says it is down")
+	}
+	return h, t0, n1, ids
+}
+
+// checkOutageReplay compares the live decisions since t0 with the
+// replay of the window's export, as allot history check does, and
+// returns the live ones.
+func checkOutageReplay(t *testing.T, h *harness, t0 time.Time) string {
+	t.Helper()
+	q := window(t0, h.clock.Now())
+	sc, body := exportScenario(t, h, q)
+	var live api.DecisionLog
+	h.do("GET", "/api/v1/history/decisions"+q, nil, &live)
+	replayed, err := sim.ReplayDecisions(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := decisionlog.Diff(logText(live.Lines), decisionlog.Format(replayed), 3); diff != "" {
+		t.Errorf("live (-) and replayed (+) decisions differ:\n%s\nscenario:\n%s", diff, body)
+	}
+	return logText(live.Lines)
+}
