@@ -119,8 +119,9 @@ func outageWithHeldExits(t *testing.T) (*harness, time.Time, *mastertest.Agent, 
 }
 
 // checkOutageReplay compares the live decisions since t0 with the
-// replay of the window's export, as allot history check does, and
-// returns the live ones.
+// replay of the window's export, as allot history check does, checks
+// that the export's note on the outage says how the master took the
+// reports after it, and returns the live decisions.
 func checkOutageReplay(t *testing.T, h *harness, t0 time.Time) string {
 	t.Helper()
 	q := window(t0, h.clock.Now())
@@ -133,6 +134,9 @@ func checkOutageReplay(t *testing.T, h *harness, t0 time.Time) string {
 	}
 	if diff := decisionlog.Diff(logText(live.Lines), decisionlog.Format(replayed), 3); diff != "" {
 		t.Errorf("live (-) and replayed (+) decisions differ:\n%s\nscenario:\n%s", diff, body)
+	}
+	if want := "its first pass waited up to 2s for the reports the agents said were on their way"; !strings.Contains(body, want) {
+		t.Errorf("the export's outage note lacks %q:\n%s", want, body)
 	}
 	return logText(live.Lines)
 }
