@@ -140,3 +140,59 @@ func checkOutageReplay(t *testing.T, h *harness, t0 time.Time) string {
 	}
 	return logText(live.Lines)
 }
+
+// TestEndsOfTwoNodesAfterStoreOutage: a holds n2, b and h n1 (binpack),
+// and x waits for 4 GPUs. In the store outage a and h complete; n2's and
+// n1's syncs carry their exits, and the store refuses them. Once it is
+// back, n2's sync comes first: its pass waits for h's end, which n1's
+// refused sync reported, and x goes where the replay, with both ends,
+// puts it (n1, the first of two equal fits), not on n2, the only room
+// the first end made.
+func TestEndsOfTwoNodesAfterStoreOutage(t *testing.T) {
+	var flaky *flakyStore
+	h := newHarness(t, withConfig(mustConfig(t, "pools:\n  - {name: default, policy: fifo}\n")),
+		func(o *Options) { flaky = &flakyStore{&storetest.Flaky{Store: o.Store}}; o.Store = flaky })
+	h.m.health.minGap = 0
+	n1, n2 := h.agent("n1", 8), h.agent("n2", 4)
+	t0 := h.clock.Now()
+	var ids []int64
+	for _, name := range []string{"a", "b", "h", "x"} {
+		ids = append(ids, h.submit(jobSpec(name, 4, "")))
+		h.step()
+		h.sync(n1, n2, n1, n2)
+	}
+	if on := n2.Running(); len(on) != 1 || on[0] != tid(ids[0], 0, 1) {
+		t.Fatalf("n2 runs %v, want a's attempt (binpack)", on)
+	}
+	if got := h.taskState(ids[3], 0); got != "queued" {
+		t.Fatalf("x is %s before the outage, want queued", got)
+	}
+	h.clock.Advance(10 * time.Second)
+	flaky.Down.Store(true)
+	h.m.Tick(h.ctx)
+	h.clock.Advance(5 * time.Second)
+	n2.Exit(tid(ids[0], 0, 1), agent.OutcomeCompleted, 0)
+	n1.Exit(tid(ids[2], 0, 1), agent.OutcomeCompleted, 0)
+	for _, ag := range []*mastertest.Agent{n2, n1} {
+		if _, err := ag.Sync(h.ctx, 0); err == nil {
+			t.Fatalf("%s's sync went through while the store was down", ag.Name)
+		}
+	}
+	h.clock.Advance(5 * time.Second)
+	flaky.Down.Store(false)
+	h.m.Tick(h.ctx)
+	h.sync(n2)
+	h.step()
+	if got := h.taskState(ids[3], 0); got != "queued" {
+		t.Fatalf("x is %s while n1's report is on its way, want queued (not placed yet)", got)
+	}
+	h.clock.Advance(2 * time.Millisecond)
+	h.sync(n1)
+	h.step()
+	h.sync(n1, n2)
+	h.clock.Advance(time.Minute)
+	live := checkOutageReplay(t, h, t0)
+	if want := fmt.Sprintf("start j%d-x task=0 attempt=1 nodes=n1:4", ids[3]); !strings.Contains(live, want) {
+		t.Errorf("live decisions lack %q:\n%s", want, live)
+	}
+}
