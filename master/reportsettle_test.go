@@ -135,7 +135,7 @@ func checkOutageReplay(t *testing.T, h *harness, t0 time.Time) string {
 	if diff := decisionlog.Diff(logText(live.Lines), decisionlog.Format(replayed), 3); diff != "" {
 		t.Errorf("live (-) and replayed (+) decisions differ:\n%s\nscenario:\n%s", diff, body)
 	}
-	if want := "its first pass waited up to 2s for the reports the agents said were on their way"; !strings.Contains(body, want) {
+	if want := "the master waits up to 2s after an outage for the reports the agents said were on their way"; !strings.Contains(body, want) {
 		t.Errorf("the export's outage note lacks %q:\n%s", want, body)
 	}
 	return logText(live.Lines)

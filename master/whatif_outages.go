@@ -31,8 +31,9 @@ func (ca *clusterAPI) outageNotes(ctx context.Context, since, until time.Time) (
 		}
 		notes = append(notes, fmt.Sprintf("the master's store was unavailable from %s to %s (at %ds to %ds, %s%s): "+
 			"what agents reported meanwhile reached the master when the store came back, so live decisions around it "+
-			"may come a pass or more after the replay's (its first pass waited up to %s for the reports the agents "+
-			"said were on their way; one later than that may also place a task elsewhere)",
+			"may come a pass or more after the replay's (the master waits up to %s after an outage for the reports the "+
+			"agents said were on their way before it places what they free; one later than that may also place a task "+
+			"elsewhere)",
 			o.From.UTC().Format(time.TimeOnly), o.Until.UTC().Format(time.TimeOnly+" MST"),
 			secondsFrom(since, o.From), secondsFrom(since, o.Until), o.Until.Sub(o.From).Round(time.Second), refused, reportSettle))
 	}
