@@ -2,6 +2,8 @@ package master
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -194,5 +196,22 @@ func TestEndsOfTwoNodesAfterStoreOutage(t *testing.T) {
 	live := checkOutageReplay(t, h, t0)
 	if want := fmt.Sprintf("start j%d-x task=0 attempt=1 nodes=n1:4", ids[3]); !strings.Contains(live, want) {
 		t.Errorf("live decisions lack %q:\n%s", want, live)
+	}
+}
+
+// TestReportSettleDocs: the docs say how long the master waits for the
+// reports after a store outage, reportSettle.
+func TestReportSettleDocs(t *testing.T) {
+	want := fmt.Sprintf("up to %d s", int(reportSettle/time.Second))
+	for _, doc := range []string{"reliability.md", "cli.md"} {
+		t.Run(doc, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join("..", "docs", doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(b), want) {
+				t.Errorf("docs/%s does not say %q (reportSettle is %v)", doc, want, reportSettle)
+			}
+		})
 	}
 }
