@@ -13,6 +13,7 @@ import (
 	"github.com/allot-sched/allot/decisionlog"
 	"github.com/allot-sched/allot/master/mastertest"
 	"github.com/allot-sched/allot/sim"
+	"github.com/allot-sched/allot/store"
 	"github.com/allot-sched/allot/store/storetest"
 )
 
@@ -25,16 +26,20 @@ import (
 // both taken, a goes back on n2, where it fits, and b on n1, as in the
 // replay (allot history check), which takes the second's ends before
 // its starts. Before, a went back on n1 beside b's old attempt, b on
-// n1 too, and the check failed on it. A sync whose exits are all
-// reported opens no hold (a kicks its pass at once), and a report that
-// does not come holds the passes reportSettle at most.
+// n1 too, and the check failed on it. A sync that reports both exits
+// leaves nothing on its way (its pass places both at once), and a report
+// that does not come holds the passes reportSettle at most.
 func TestReportsAfterStoreOutage(t *testing.T) {
 	cases := []struct {
 		name string
+		// oneSync says both exits come in one sync: nothing is on its
+		// way, and the pass runs at once.
+		oneSync bool
 		// late says b's report does not come within reportSettle.
 		late bool
 	}{
-		{name: "reports together"},
+		{name: "one request each"},
+		{name: "in one sync", oneSync: true},
 		{name: "a report that does not come", late: true},
 	}
 	for _, c := range cases {
@@ -42,23 +47,29 @@ func TestReportsAfterStoreOutage(t *testing.T) {
 			h, t0, n1, ids := outageWithHeldExits(t)
 			a, b := tid(ids[1], 0, 1), tid(ids[2], 0, 1)
 			n1.Exit(a, agent.OutcomePreempted, 0)
+			if c.oneSync {
+				n1.Exit(b, agent.OutcomePreempted, 0)
+			}
 			h.sync(n1)
 			h.step()
-			if got := h.taskState(ids[1], 0); got != "queued" {
-				t.Fatalf("a is %s while b's report is on its way, want queued (not placed yet)", got)
+			want := map[bool]store.TaskState{false: store.TaskQueued, true: store.TaskStarting}[c.oneSync]
+			if got := h.taskState(ids[1], 0); got != want {
+				t.Fatalf("a is %s after the pass its end kicked, want %s", got, want)
 			}
 			if c.late {
 				h.clock.Advance(reportSettle)
 				h.step()
-				if got := h.taskState(ids[1], 0); got != "starting" {
+				if got := h.taskState(ids[1], 0); got != store.TaskStarting {
 					t.Fatalf("a is %s once reportSettle is over, want starting (placed)", got)
 				}
 				return
 			}
-			h.clock.Advance(2 * time.Millisecond)
-			n1.Exit(b, agent.OutcomePreempted, 0)
-			h.sync(n1)
-			h.step()
+			if !c.oneSync {
+				h.clock.Advance(2 * time.Millisecond)
+				n1.Exit(b, agent.OutcomePreempted, 0)
+				h.sync(n1)
+				h.step()
+			}
 			h.sync(n1)
 			h.clock.Advance(time.Minute)
 			live := checkOutageReplay(t, h, t0)
