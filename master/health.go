@@ -240,10 +240,20 @@ func (h *storeHealth) isDown() bool {
 	return h.down
 }
 
+// downOrBack reports whether the store is known to be failing, or came
+// back (a probe of /readyz's or a request's may have seen it) and the
+// loop has not yet taken its recovery (checkStore).
+func (h *storeHealth) downOrBack() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.down || h.recovered
+}
+
 // checkStore runs from the loop's tick: it probes a failing store, and a
 // healthy one every probeEvery, and after a recovery gives every agent a
-// fresh lease, since none could sync while the store was down. It reports
-// whether the store is up. Callers do not hold mu.
+// fresh lease, since none could sync while the store was down, and holds
+// the passes for the reports they held meanwhile (reportsettle.go). It
+// reports whether the store is up. Callers do not hold mu.
 func (m *Master) checkStore(ctx context.Context) bool {
 	h := &m.health
 	h.mu.Lock()
@@ -267,6 +277,7 @@ func (m *Master) checkStore(ctx context.Context) bool {
 				n.lastSeen = now
 			}
 		}
+		m.reports.begin(now)
 		m.kick()
 		m.unlock()
 	}

@@ -167,6 +167,9 @@ type Master struct {
 	// tails holds back from the GPU-seconds metric the usage of
 	// attempts failed as lost that a late exit may cut (lostusage.go).
 	tails tailBook
+	// reports holds the passes after a store outage while the agents'
+	// held reports are on their way (reportsettle.go).
+	reports reportWait
 }
 
 // defaults checks the options and fills in those left zero.
@@ -325,9 +328,11 @@ func (m *Master) Tick(ctx context.Context) {
 }
 
 // Step runs scheduling passes now: after an event, passes until the plan
-// settles; otherwise one pass.
+// settles; otherwise one pass. After a store outage it waits, briefly,
+// for the reports the agents said are on their way (reportsettle.go):
+// the event stays due.
 func (m *Master) Step(ctx context.Context) {
-	if m.health.isDown() && !m.checkStore(ctx) {
+	if m.health.downOrBack() && !m.checkStore(ctx) {
 		return // the tick probes the store again and kicks a pass once it is back
 	}
 	// One pass at a time: the passes release mu while the core
@@ -336,6 +341,9 @@ func (m *Master) Step(ctx context.Context) {
 	defer m.planner.passMu.Unlock()
 	m.lock()
 	defer m.unlock()
+	if m.reports.holds(m.agents, m.now()) {
+		return
+	}
 	m.passes.record(m.planner.schedule(ctx), m.now())
 }
 

@@ -103,6 +103,11 @@ func (ag *agents) storeSyncs(ctx context.Context) {
 // storeBatch stores the reports of reqs in one batch and sets each one's
 // outcome; it returns the batch's error, which every req then carries.
 func (ag *agents) storeBatch(ctx context.Context, reqs []*syncReq) error {
+	for _, q := range reqs {
+		// Before the batch, which a failing store refuses: its reports
+		// are on their way all the same (reportsettle.go).
+		ag.m.reports.note(q.name, q.s)
+	}
 	err := ag.m.batches.inBatch(ctx, func() error {
 		for _, q := range reqs {
 			n := ag.m.nodes[q.name]

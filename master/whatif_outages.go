@@ -15,6 +15,9 @@ import (
 // that followed came a pass or more after the simulator, which takes
 // each end at its time, makes them. Without the note `allot history
 // check` showed such a difference with no lead to its cause (trial o F8).
+// The reports the agents held and said were coming the master takes
+// before its next pass, for reportSettle (reportsettle.go), so a burst of
+// them agrees with the replay; one later than that may not.
 func (ca *clusterAPI) outageNotes(ctx context.Context, since, until time.Time) ([]string, error) {
 	outs, err := ca.m.st.Outages(ctx, since, until)
 	if err != nil {
@@ -28,9 +31,11 @@ func (ca *clusterAPI) outageNotes(ctx context.Context, since, until time.Time) (
 		}
 		notes = append(notes, fmt.Sprintf("the master's store was unavailable from %s to %s (at %ds to %ds, %s%s): "+
 			"what agents reported meanwhile reached the master when the store came back, so live decisions around it "+
-			"may come a pass or more after the replay's",
+			"may come a pass or more after the replay's (the master waits up to %s after an outage for the reports the "+
+			"agents said were on their way before it places what they free; one later than that may also place a task "+
+			"elsewhere)",
 			o.From.UTC().Format(time.TimeOnly), o.Until.UTC().Format(time.TimeOnly+" MST"),
-			secondsFrom(since, o.From), secondsFrom(since, o.Until), o.Until.Sub(o.From).Round(time.Second), refused))
+			secondsFrom(since, o.From), secondsFrom(since, o.Until), o.Until.Sub(o.From).Round(time.Second), refused, reportSettle))
 	}
 	return notes, nil
 }
