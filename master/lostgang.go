@@ -26,11 +26,11 @@ import (
 // parts in the agents' running lists and holds them again (stray).
 
 // leftParts are the parts of t's open attempt that may still run on
-// nodes that are up and registered: those a loss leaves running.
+// nodes that are up: those a loss leaves running.
 func (ag *agents) leftParts(t *mtask) []*mpart {
 	var out []*mpart
 	for _, p := range t.att.parts {
-		if n := ag.m.nodes[p.node]; p.state != partExited && n != nil && n.up() && n.registered {
+		if n := ag.m.nodes[p.node]; p.state != partExited && n != nil && n.up() {
 			out = append(out, p)
 		}
 	}
@@ -40,12 +40,18 @@ func (ag *agents) leftParts(t *mtask) []*mpart {
 // stopLeft stops the parts of t's attempt, which the master is ending on
 // no agent's word, that run on nodes up (leftParts), once that end is
 // durable: a kill at once, or, with checkpoint, the pool's checkpoint
-// request, each part held until it ends (strayBook.holdLeft). Callers
-// hold mu, and call it before the attempt's end changes t.
+// request, each part held until it ends (strayBook.holdLeft). A node up
+// whose agent has not registered with this master (restarted) gets
+// nothing now: its registration lists the part, which the master then
+// stops by the same rule (stray). Callers hold mu, and call it before
+// the attempt's end changes t.
 func (ag *agents) stopLeft(t *mtask, checkpoint bool) {
 	id := t.id()
 	for _, p := range ag.leftParts(t) {
 		n := ag.m.nodes[p.node]
+		if !n.registered {
+			continue
+		}
 		if !checkpoint {
 			ag.m.batches.send(n, api.Command{Type: api.CommandKill, Task: id})
 			continue
@@ -64,7 +70,7 @@ func (ag *agents) stopLeft(t *mtask, checkpoint bool) {
 // (stray.go). Callers hold mu.
 func (sb *strayBook) holdLeft(n *mnode, t *mtask, id agent.TaskID, gpus []int) {
 	grace := poolGrace(sb.m.cfg, t.job.rec.Pool)
-	h := sb.hold(strayKey{id, n.rec.Name}, t, gpus, grace)
+	h := sb.hold(strayKey{id, n.rec.Name}, t, gpus, grace, sb.m.now())
 	sb.m.log.Warn("asking the part of a lost gang on a node still up to checkpoint; "+
 		"its GPUs and its task wait for its end", "node", n.rec.Name, "task", id.String(), "gpus", gpus, "grace", grace)
 	n.send(h.stop(id, grace))

@@ -192,7 +192,7 @@ func (sb *strayBook) stray(ctx context.Context, n *mnode, id agent.TaskID, now t
 		return api.Command{Type: api.CommandKill, Task: id}, nil
 	}
 	grace := poolGrace(sb.m.cfg, t.job.rec.Pool)
-	h := sb.hold(key, t, gpus, grace)
+	h := sb.hold(key, t, gpus, grace, now)
 	sb.m.log.Warn("asking an attempt the master ended, which the agent still runs, to checkpoint; "+
 		"its GPUs and its task wait for its end", "node", n.rec.Name, "task", id.String(), "gpus", gpus,
 		"grace", grace, "why", why)
@@ -201,11 +201,10 @@ func (sb *strayBook) stray(ctx context.Context, n *mnode, id agent.TaskID, now t
 
 // hold holds key's GPUs gpus and task t's start from now until the
 // stray ends, giving it grace (and strayMargin) before a kill.
-func (sb *strayBook) hold(key strayKey, t *mtask, gpus []int, grace time.Duration) *strayHold {
+func (sb *strayBook) hold(key strayKey, t *mtask, gpus []int, grace time.Duration, now time.Time) *strayHold {
 	if sb.holds == nil {
 		sb.holds = map[strayKey]*strayHold{}
 	}
-	now := sb.m.now()
 	h := &strayHold{t: t, gpus: gpus, until: now.Add(grace + strayMargin), sentAt: now}
 	sb.holds[key] = h
 	return h
