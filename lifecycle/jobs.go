@@ -199,9 +199,14 @@ func (j *Job) Checkpointed(ts *Tasks, ti int32) int {
 // that is not preemptible, which ran and must not run twice, fails. It
 // returns the slots freed.
 func (j *Job) Lost(ts *Tasks, ti int32, preemptible, ran bool) int {
-	e := j.ending(ts.At(ti), EndLost)
+	return j.end(ts, ti, j.lostEnding(ts.At(ti), preemptible, ran).Decide())
+}
+
+// lostEnding is what the job and task t say of t's attempt lost (Lost).
+func (j *Job) lostEnding(t *Task, preemptible, ran bool) Ending {
+	e := j.ending(t, EndLost)
 	e.Preemptible, e.Ran = preemptible, ran
-	return j.end(ts, ti, e.Decide())
+	return e
 }
 
 // ending is what the job and its task t say of t's attempt ending as k

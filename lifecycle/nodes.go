@@ -329,7 +329,10 @@ func (b *nodeBook) loseTask(c *Cluster, now int64, ti int32, hold bool) {
 		if oi := c.Tasks.Abandoned(ti); oi >= 0 {
 			c.freedRecs = append(c.freedRecs, Freed{Task: oi, From: TaskPreempting, Slots: c.drained(oi, TaskKilled)})
 		}
-		f := Freed{Task: ti, From: from, LostWork: c.lose(now, ti)}
+		// Its parts on nodes still up checkpoint when it waits again
+		// (CheckpointsOnLoss), as the master asks them to.
+		asked := CheckpointsOnLoss(j.lostEnding(t, pre, ran).Decide().Waits(), ran, b.anyUp(t.Nodes))
+		f := Freed{Task: ti, From: from, LostWork: c.lose(now, ti, asked)}
 		f.Slots = c.freed(j, j.Lost(&c.Tasks, ti, pre, ran))
 		c.waiting(ji)
 		c.freedRecs = append(c.freedRecs, f)
@@ -342,13 +345,20 @@ func (b *nodeBook) loseTask(c *Cluster, now int64, ti int32, hold bool) {
 }
 
 // lose rolls task ti, whose attempt is lost, back to its last checkpoint
-// (Tasks.Lose) and returns the slot-seconds of work thrown away; a task
-// that never ran (Unanswered) keeps the work it had at its start, as
-// after a start given up (EventStartLost), and threw none away.
-func (c *Cluster) lose(now int64, ti int32) int64 {
+// (Tasks.Lose; asked: its parts on nodes still up checkpointed,
+// CheckpointsOnLoss) and returns the slot-seconds of work thrown away; a
+// task that never ran (Unanswered) keeps the work it had at its start,
+// as after a start given up (EventStartLost), and threw none away.
+func (c *Cluster) lose(now int64, ti int32, asked bool) int64 {
 	t := c.Tasks.At(ti)
 	if t.Unanswered {
 		return 0
 	}
-	return c.Tasks.Lose(ti, now, c.Jobs[t.Job].Shape) * int64(sched.Slots(t.Nodes))
+	return c.Tasks.Lose(ti, now, c.Jobs[t.Job].Shape, asked) * int64(sched.Slots(t.Nodes))
+}
+
+// anyUp reports whether a node of placement ns is up: a gang that lost
+// one of its nodes runs on there.
+func (b *nodeBook) anyUp(ns []sched.NodeSlots) bool {
+	return slices.ContainsFunc(ns, func(x sched.NodeSlots) bool { return !b.isDown(x.Node) })
 }

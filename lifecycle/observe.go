@@ -342,8 +342,10 @@ func (c *Cluster) outcome(now int64, e Event) Outcome {
 		o.TimedOut = t.Limited()
 	case EventAttemptLost:
 		// By the rule of a lost node's (nodeBook.event): the task keeps only
-		// what its last checkpoint saved.
-		o.LostWork = c.lose(now, e.Task)
+		// what its last checkpoint saved. Its agent no longer runs it,
+		// its node up: the master kills a gang's other parts, asking no
+		// checkpoint (CheckpointsOnLoss is a lost node's rule).
+		o.LostWork = c.lose(now, e.Task, false)
 	case EventAgentPreempted:
 		// Its progress is saved as a checkpoint request saves it; no
 		// pass decided it, so it counts against no budget (Tasks.Preempt,

@@ -307,6 +307,21 @@ func PastLimit[D ~int64](ranFor, limit D) bool { return limit > 0 && ranFor >= l
 // Ending.Decide of EndLost (outcome.go).
 func LostRequeues(preemptible, ran bool) bool { return preemptible || !ran && StartLost() }
 
+// CheckpointsOnLoss reports whether the parts of a lost attempt that run
+// on nodes still up (partsUp: a gang that lost one of its nodes) are
+// asked to checkpoint, as a preemption asks (the pool's grace, SIGTERM
+// then SIGKILL at the deadline), rather than killed at once: when its
+// task waits to run again (waits: LostRequeues and ExitRequeues let it,
+// Verdict.Waits) and it ran, so that the rank on a healthy node that
+// writes the checkpoint (rank 0 of a torchrun job) saves the work the
+// next attempt resumes from (trial 2026-11-29b B18). A task that fails
+// (its job is not preemptible) has nothing to resume: its parts are
+// killed. The master asks those parts and holds their GPUs, and the
+// task's start, until they end (agents.stopLeft, strays); the Cluster
+// keeps the work that checkpoint saves (Tasks.Lose), as a preemption's
+// request does.
+func CheckpointsOnLoss(waits, ran, partsUp bool) bool { return waits && ran && partsUp }
+
 // ExitRequeues reports whether a task that did not end by itself (its
 // preemption's checkpoint landed, or its attempt or start was lost and
 // LostRequeues lets it wait again) is rescheduled by its job's exit

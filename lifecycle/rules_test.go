@@ -268,3 +268,26 @@ func TestInteractive(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckpointsOnLoss: a lost gang's parts on nodes still up
+// checkpoint only when its task waits to resume, it ran, and such parts
+// exist (trial 2026-11-29b B18); otherwise they are killed.
+func TestCheckpointsOnLoss(t *testing.T) {
+	cases := []struct {
+		name                string
+		waits, ran, partsUp bool
+		want                bool
+	}{
+		{"a preemptible gang that waits again", true, true, true, true},
+		{"a gang that fails at the loss", false, true, true, false},
+		{"a start no agent answered", true, false, true, false},
+		{"no part on a node still up", true, true, false, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := CheckpointsOnLoss(c.waits, c.ran, c.partsUp); got != c.want {
+				t.Fatalf("CheckpointsOnLoss(%v, %v, %v) = %v, want %v", c.waits, c.ran, c.partsUp, got, c.want)
+			}
+		})
+	}
+}

@@ -331,13 +331,20 @@ func (ts *Tasks) Kill(ti int32, atLimit bool) {
 
 // Lose rolls task ti back to its last checkpoint at now, as a lost node
 // leaves it: a running task keeps only what its periodic checkpoints
-// (Every) or its last move saved; a preempting or Replacing one what its
+// (Every) or its last move saved, or, when its parts on nodes still up
+// were asked to checkpoint (asked: CheckpointsOnLoss), what that request
+// saves, as Preempt's does; a preempting or Replacing one what its
 // checkpoint request saved already. It returns the run time thrown away,
 // which the task's Lost also counts; the caller retires the record.
-func (ts *Tasks) Lose(ti int32, now int64, sh Shape) int64 {
+func (ts *Tasks) Lose(ti int32, now int64, sh Shape, asked bool) int64 {
 	t := &ts.all[ti]
 	if t.State != TaskRunning || t.Replacing() {
 		return 0
+	}
+	if asked {
+		lost := t.checkpoint(now, sh)
+		t.Lost += lost
+		return lost
 	}
 	kept := int64(0)
 	if sh.Every > 0 {

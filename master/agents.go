@@ -520,7 +520,9 @@ func exitCode(t *mtask, first *mpart) *int {
 
 // loseAttempt ends an attempt whose node is gone or does not run it
 // (cause store.CauseNotRun: "node N does not run attempt A",
-// settleMissing): parts elsewhere are killed; the task is killed when it
+// settleMissing): parts elsewhere are killed, or, when a node was lost
+// and the task waits to resume, asked to checkpoint (stopLeft,
+// lifecycle.CheckpointsOnLoss); the task is killed when it
 // was being killed, else requeued when it is preemptible or never ran
 // and its exit actions reschedule it, failed otherwise
 // (lifecycle.Ending.Decide of lifecycle.EndLost, the simulator's rule
@@ -552,14 +554,14 @@ func (ag *agents) endAttempt(ctx context.Context, t *mtask, reason string, cause
 	if v.ByExit {
 		tr.Reason = ea.failReason(reason, t.retries)
 	}
-	// The parts left are killed at once, without the pool's kill_grace:
-	// the attempt ends now and frees its GPUs, which the next pass may
-	// give to another start.
-	for _, p := range t.att.parts {
-		if n := ag.m.nodes[p.node]; p.state != partExited && n != nil && n.up() && n.registered {
-			ag.m.batches.send(n, api.Command{Type: api.CommandKill, Task: t.id()})
-		}
-	}
+	// The parts left on nodes up are killed at once, without the pool's
+	// kill_grace: the attempt ends now and frees its GPUs, which the next
+	// pass may give to another start. But those of a task that waits to
+	// resume from its checkpoint, its node lost, are asked to write it
+	// (B18), and hold their GPUs and its start until they end (stopLeft).
+	checkpoint := kind == lifecycle.EndLost && cause != store.CauseNotRun &&
+		lifecycle.CheckpointsOnLoss(v.Waits(), ran, len(ag.leftParts(t)) > 0)
+	ag.stopLeft(t, checkpoint)
 	op := &taskOp{t: t, tr: tr, usage: usageOf(t, tr.At)}
 	if err := ag.m.persistTasks(ctx, []*taskOp{op}); err != nil {
 		return err

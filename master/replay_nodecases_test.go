@@ -65,6 +65,22 @@ func nodeCases() []replayCase {
 				{name: "g", slots: 3, submit: 1, run: 119},
 				{name: "w", slots: 2, submit: 50, run: 100, extra: lowPrio},
 			}},
+		// A gang that loses one node and waits to resume (trial
+		// 2026-11-29b B18): g over n1 and n2 loses n2 at 100; its part on
+		// n1 is asked to checkpoint with the pool's grace, not killed,
+		// and holds n1 until it has ended (at once here), saving g's
+		// first 100s, which it keeps (lifecycle.CheckpointsOnLoss); x
+		// starts on n1 then, and g resumes when x ends, its 200s left.
+		// gp checkpoints every 40s: its request keeps what that keeps.
+		{name: "priority-node-loss-gang-checkpoints", config: "pools:\n  - {name: default, policy: priority, preemption: true}\nlost_node_grace: 0s\n",
+			nodes: replayNodes, downs: []rdown{{node: "n2", at: 100, back: 200}}, jobs: lostGangJobs},
+		{name: "fifo-node-loss-gang-checkpoints", config: "pools:\n  - {name: default, policy: fifo}\nlost_node_grace: 0s\n",
+			nodes: replayNodes, downs: []rdown{{node: "n2", at: 100, back: 200}}, jobs: lostGangJobs},
+		{name: "priority-node-loss-gang-checkpoints-every", config: "pools:\n  - {name: default, policy: priority, preemption: true}\nlost_node_grace: 60s\n",
+			nodes: replayNodes, downs: []rdown{{node: "n2", at: 110, back: 200}}, jobs: []rjob{
+				{name: "gp", slots: 6, submit: 0, run: 300, every: 40, extra: lowPrio},
+				{name: "s", slots: 1, submit: 0, run: 1000},
+			}},
 		// A start no agent answered, caught by its node's loss before
 		// the master gives it up: b never ran, so it waits again (not
 		// preemptible, it would fail) and is not held through the grace
@@ -86,6 +102,14 @@ var nodeLossStartLostJobs = []rjob{
 	{name: "a", slots: 4, submit: 0, run: 1000, extra: lowPrio},
 	{name: "c", slots: 1, submit: 0, run: 500},
 	{name: "b", slots: 2, submit: 10, run: 200, startLost: 1},
+}
+
+// lostGangJobs: g, a preemptible gang over n1 and n2; s on n3; x waits
+// for n1 (lost gang checkpoints cases).
+var lostGangJobs = []rjob{
+	{name: "g", slots: 6, submit: 0, run: 300, extra: preemptible},
+	{name: "s", slots: 1, submit: 0, run: 1000},
+	{name: "x", slots: 4, submit: 50, run: 150},
 }
 
 // lossShareConfig weighs fair share and age alike, age in full after 10

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/master/mastertest"
 )
@@ -135,6 +136,7 @@ func (d *replayDriver) nodes(t *testing.T, now float64, early bool) {
 		switch {
 		case d.downs[k] == 0 && dn.at <= now+1e-9:
 			d.downs[k], d.down[i], d.lostAt[k] = 1, true, d.now()
+			ran := ag.Running()
 			if d.grace <= 0 {
 				for _, id := range ag.Running() {
 					if a := d.att[id]; a != nil {
@@ -145,6 +147,7 @@ func (d *replayDriver) nodes(t *testing.T, now float64, early bool) {
 			}
 			d.master(t, func() error { return d.h.m.agents.loseNode(d.h.ctx, d.h.m.nodes[dn.node], "node "+dn.node+" lost") })
 			d.ended(ag)
+			d.checkpointing(ran)
 		case d.downs[k] == 1 && dn.back > 0 && dn.back <= now+1e-9:
 			d.downs[k], d.down[i] = 2, false
 			ag.Master = d.h.srv.URL // the master may have restarted since
@@ -219,6 +222,21 @@ func (d *replayDriver) master(t *testing.T, f func() error) {
 	d.h.m.mu.Unlock()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// checkpointing takes back as running, of the attempts ran that a lost
+// node ran, those whose parts on nodes still up the master asked to
+// checkpoint (a gang that waits to resume, agents.stopLeft): their
+// request saves their work, as lifecycle.Tasks.Lose keeps it, which
+// track counts once they have ended.
+func (d *replayDriver) checkpointing(ran []agent.TaskID) {
+	d.h.m.lock()
+	defer d.h.m.mu.Unlock()
+	for key := range d.h.m.agents.strays.holds {
+		if a := d.att[key.id]; a != nil && slices.Contains(ran, key.id) {
+			a.exited = false
+		}
 	}
 }
 

@@ -192,15 +192,22 @@ func (sb *strayBook) stray(ctx context.Context, n *mnode, id agent.TaskID, now t
 		return api.Command{Type: api.CommandKill, Task: id}, nil
 	}
 	grace := poolGrace(sb.m.cfg, t.job.rec.Pool)
+	h := sb.hold(key, t, gpus, grace, now)
+	sb.m.log.Warn("asking an attempt the master ended, which the agent still runs, to checkpoint; "+
+		"its GPUs and its task wait for its end", "node", n.rec.Name, "task", id.String(), "gpus", gpus,
+		"grace", grace, "why", why)
+	return h.stop(id, grace), nil
+}
+
+// hold holds key's GPUs gpus and task t's start from now until the
+// stray ends, giving it grace (and strayMargin) before a kill.
+func (sb *strayBook) hold(key strayKey, t *mtask, gpus []int, grace time.Duration, now time.Time) *strayHold {
 	if sb.holds == nil {
 		sb.holds = map[strayKey]*strayHold{}
 	}
 	h := &strayHold{t: t, gpus: gpus, until: now.Add(grace + strayMargin), sentAt: now}
 	sb.holds[key] = h
-	sb.m.log.Warn("asking an attempt the master ended, which the agent still runs, to checkpoint; "+
-		"its GPUs and its task wait for its end", "node", n.rec.Name, "task", id.String(), "gpus", gpus,
-		"grace", grace, "why", why)
-	return h.stop(id, grace), nil
+	return h
 }
 
 // syncStrays follows node n's strays by a sync's running list: those

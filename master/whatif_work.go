@@ -313,7 +313,7 @@ func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now t
 		if asked && every > 0 {
 			stop = start + (stop-start)/every*every
 		}
-		tw.add(a, start, stop, rate, every)
+		tw.add(a, start, stop, rate, every, hist.savedOnLoss(j, atts, a))
 	}
 	tw.sum(&w, int64(max(j.Slots, 1)), elastic)
 	w.exitFailed = hist.exitFailed[j.ID]
@@ -330,8 +330,10 @@ type taskWork struct {
 }
 
 // add counts attempt a, from start to end (whole seconds from the
-// window's start) at rate, with checkpoint_every every (0 for none).
-func (tw *taskWork) add(a store.Attempt, start, end, rate, every int64) {
+// window's start) at rate, with checkpoint_every every (0 for none);
+// saved says a lost a's parts on nodes still up checkpointed
+// (savedOnLoss).
+func (tw *taskWork) add(a store.Attempt, start, end, rate, every int64, saved bool) {
 	i := a.Index
 	tw.open[i] = a.Open()
 	tw.lost[i] = a.EndState == store.AttemptLost
@@ -339,11 +341,16 @@ func (tw *taskWork) add(a store.Attempt, start, end, rate, every int64) {
 		// A lost attempt throws away its progress since its last
 		// periodic checkpoint, as the simulator's node_down and lost do
 		// (lifecycle.Tasks.Lose; what a move saved counts in the
-		// attempt it continued); the task had to be working until then.
+		// attempt it continued), or since the checkpoint its parts on
+		// nodes still up were asked for (saved), as a preemption's
+		// request; the task had to be working until then.
 		tw.reach[i] = max(tw.reach[i], tw.work[i]+(end-start)*rate)
 		kept := int64(0)
-		if every > 0 {
+		switch {
+		case every > 0:
 			kept = (end - start) / every * every
+		case saved:
+			kept = end - start
 		}
 		end = start + kept
 	}
