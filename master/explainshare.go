@@ -123,9 +123,17 @@ func (f *cfFacts) shareNote(ji int, refs []api.JobRef) string {
 		if held > 0 {
 			task += fmt.Sprintf(" and with the %d it holds that is", held)
 		}
-		return fmt.Sprintf("Fair share preempts no job for it: %s more than its fair share (%d of the pool's %s; "+
+		msg := fmt.Sprintf("Fair share preempts no job for it: %s more than its fair share (%d of the pool's %s; "+
 			"shares are handed out in whole tasks, by demand × weight); it waits for %s to end.",
 			task, shares[ji], slotWord(total), jobList(kept))
+		if shares[ji] == 0 {
+			// Trial 2026-11-29c C10: users read "fair share" as shares
+			// among users or projects, taken in turns; say what this
+			// policy is and where the other is.
+			msg += " This pool shares among jobs, not users or projects, and does not rotate running jobs over time: " +
+				"jobs that ask alike are served first come. Policies multifactor and quota share among users and projects."
+		}
+		return msg
 	}
 	whose := "its"
 	if len(kept) > 1 {

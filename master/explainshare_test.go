@@ -38,7 +38,8 @@ func TestExplainFairShareNoPreempt(t *testing.T) {
 	a := strconv.FormatInt(alice, 10)
 	says := []string{"It could start on n1 once job " + a + " ends.",
 		"Fair share preempts no job for it: its task needs 2 slots, more than its fair share (0 of the pool's 2 slots; " +
-			"shares are handed out in whole tasks, by demand × weight); it waits for job " + a + " to end."}
+			"shares are handed out in whole tasks, by demand × weight); it waits for job " + a + " to end.",
+		"This pool shares among jobs, not users or projects, and does not rotate running jobs over time"}
 	not := []string{"preempted"}
 	x := explainAs(t, h, h.admin, bob)
 	cf := x.WouldStart
