@@ -652,3 +652,23 @@ func TestExplainRequeuedTwice(t *testing.T) {
 		})
 	}
 }
+
+// TestExplainHeadingHeld (trial 2026-11-29c C4): the explanation of a
+// held job is headed held, as allot jobs shows it, not queued.
+func TestExplainHeadingHeld(t *testing.T) {
+	for _, tt := range []struct {
+		name, reason, want string
+	}{
+		{"held", "held", "Job 4 (held, pool shared, multifactor)\n"},
+		{"queued", "no_free_slots", "Job 4 (queued, pool shared, multifactor)\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			x := api.Explanation{Job: 4, State: "queued", Pool: "shared", Policy: "multifactor", Summary: "s",
+				Pending: &api.Pending{Reason: tt.reason}}
+			if err := printExplanation(&b, x); err != nil || !strings.HasPrefix(b.String(), tt.want) {
+				t.Errorf("%v\n%s\nwant it headed %q", err, b.String(), tt.want)
+			}
+		})
+	}
+}
