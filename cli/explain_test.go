@@ -622,9 +622,9 @@ func TestExplainRequeuedTwice(t *testing.T) {
 	tests := []struct {
 		name, requeued string
 	}{
-		{"one task", "Its task 0 was requeued twice, each time to resume from its checkpoint: by ana at 2026-05-01 12:02 UTC " +
+		{"one task", "Its task 0 was requeued twice, each time to resume from its checkpoint if it wrote one: by ana at 2026-05-01 12:02 UTC " +
 			"(attempt 1) and by lee at 2026-05-01 12:04 UTC (attempt 2)."},
-		{"two tasks", "Its tasks were requeued twice, each time to resume from their checkpoints: by ana at 2026-05-01 12:00 UTC " +
+		{"two tasks", "Its tasks were requeued twice, each time to resume from their checkpoints if they wrote them: by ana at 2026-05-01 12:00 UTC " +
 			"(task 0 attempt 1 and task 1 attempt 1) and by bob at 2026-05-01 12:04 UTC (task 0 attempt 2)."},
 	}
 	for _, tt := range tests {
