@@ -57,7 +57,7 @@ type HistoryRecord struct {
 	User        string     `json:"user"`
 	Project     string     `json:"project"`
 	Pool        string     `json:"pool"`
-	State       string     `json:"state"`
+	State       string     `json:"state"` // the job's, or held (JobStateHeld) for a queued job held
 	Tasks       int        `json:"tasks"`
 	Slots       int        `json:"slots"` // per task
 	SubmittedAt time.Time  `json:"submitted_at"`

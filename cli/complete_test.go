@@ -25,7 +25,7 @@ func TestDynamicCompletion(t *testing.T) {
 		{"projects", f.srv.URL, []string{"jobs", "--project", ""}, []string{"ml", "vision", "nlp"}},
 		{"nodes", f.srv.URL, []string{"jobs", "--node", ""}, []string{"dgx-1", "dgx-2"}},
 		{"users", f.srv.URL, []string{"jobs", "--user", ""}, []string{"ana", "bo"}},
-		{"states", f.srv.URL, []string{"jobs", "--state", ""}, []string{"queued", "running", "killing", "completed", "failed", "killed"}},
+		{"states", f.srv.URL, []string{"jobs", "--state", ""}, []string{"queued", "held", "running", "killing", "completed", "failed", "killed"}},
 		{"output formats", f.srv.URL, []string{"nodes", "-o", ""}, []string{"table", "wide", "json", "yaml"}},
 		{"unreachable master", "127.0.0.1:1", []string{"job", "show", ""}, nil},
 	}

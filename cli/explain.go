@@ -138,6 +138,8 @@ func printExplanation(w io.Writer, x api.Explanation) error {
 	}
 	state := x.State
 	switch {
+	case state == "queued" && x.Pending != nil && x.Pending.Reason == api.JobStateHeld:
+		state = api.JobStateHeld // as allot jobs shows it (trial 2026-11-29c C4)
 	case state != "running":
 	case x.Resizing != nil:
 		state = api.JobStateResizing

@@ -622,9 +622,9 @@ func TestExplainRequeuedTwice(t *testing.T) {
 	tests := []struct {
 		name, requeued string
 	}{
-		{"one task", "Its task 0 was requeued twice, each time to resume from its checkpoint: by ana at 2026-05-01 12:02 UTC " +
+		{"one task", "Its task 0 was requeued twice, each time to resume from its checkpoint if it wrote one: by ana at 2026-05-01 12:02 UTC " +
 			"(attempt 1) and by lee at 2026-05-01 12:04 UTC (attempt 2)."},
-		{"two tasks", "Its tasks were requeued twice, each time to resume from their checkpoints: by ana at 2026-05-01 12:00 UTC " +
+		{"two tasks", "Its tasks were requeued twice, each time to resume from their checkpoints if they wrote them: by ana at 2026-05-01 12:00 UTC " +
 			"(task 0 attempt 1 and task 1 attempt 1) and by bob at 2026-05-01 12:04 UTC (task 0 attempt 2)."},
 	}
 	for _, tt := range tests {
@@ -648,6 +648,26 @@ func TestExplainRequeuedTwice(t *testing.T) {
 			}
 			if strings.Contains(out, "Preempted:") {
 				t.Errorf("a requeue listed as a preemption:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestExplainHeadingHeld (trial 2026-11-29c C4): the explanation of a
+// held job is headed held, as allot jobs shows it, not queued.
+func TestExplainHeadingHeld(t *testing.T) {
+	for _, tt := range []struct {
+		name, reason, want string
+	}{
+		{"held", "held", "Job 4 (held, pool shared, multifactor)\n"},
+		{"queued", "no_free_slots", "Job 4 (queued, pool shared, multifactor)\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			x := api.Explanation{Job: 4, State: "queued", Pool: "shared", Policy: "multifactor", Summary: "s",
+				Pending: &api.Pending{Reason: tt.reason}}
+			if err := printExplanation(&b, x); err != nil || !strings.HasPrefix(b.String(), tt.want) {
+				t.Errorf("%v\n%s\nwant it headed %q", err, b.String(), tt.want)
 			}
 		})
 	}

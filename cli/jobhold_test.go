@@ -94,3 +94,25 @@ func TestJobHoldRelease(t *testing.T) {
 		t.Errorf("submit --hold sent %q, want hold=true", last)
 	}
 }
+
+// TestJobsStateHeld (trial 2026-11-29c C4): allot jobs -t held lists the
+// queued jobs held, as the STATE column shows them, asking the master for
+// the queued ones (a held job is stored queued); -t queued lists them
+// too, as Slurm's PD does; and allot job kill -t held takes them.
+func TestJobsStateHeld(t *testing.T) {
+	f := newFakeMaster(t)
+	if _, _, err := runAt(t, f, "job", "hold", "6"); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runAt(t, f, "jobs", "-t", "held")
+	if err != nil || !strings.Contains(out, "\n2    6   notebook  held ") || strings.Contains(out, "asha") {
+		t.Errorf("jobs -t held: %v\n%s\nwant job 6 alone, held", err, out)
+	}
+	if last := f.requests[len(f.requests)-1]; !strings.Contains(last, "state=queued") || strings.Contains(last, "held") {
+		t.Errorf("jobs -t held asked %q, want state=queued", last)
+	}
+	out, _, err = runAt(t, f, "jobs", "-t", "queued")
+	if err != nil || !strings.Contains(out, "notebook  held") || !strings.Contains(out, "asha") {
+		t.Errorf("jobs -t queued: %v\n%s\nwant jobs 5 and 6", err, out)
+	}
+}

@@ -55,9 +55,9 @@ func (k *killFilter) check() error {
 	s, ok := listState(k.state)
 	switch {
 	case ok && slices.Contains(terminalStates, s):
-		return usageErrorf("--state: a %s job has ended and has nothing to kill; expected queued (pending, PD) or running (R)", s)
+		return usageErrorf("--state: a %s job has ended and has nothing to kill; expected queued (pending, PD), held or running (R)", s)
 	case !ok && !slices.Contains(shownOnly, s), ok && s == api.JobStateKilling:
-		return usageErrorf("--state: expected queued (pending, PD) or running (R), got %q", k.state)
+		return usageErrorf("--state: expected queued (pending, PD), held or running (R), got %q", k.state)
 	case !ok:
 		return usageErrorf("--state: a job shown %s is stored running, and --state running kills it", s)
 	}
@@ -71,7 +71,7 @@ func (k *killFilter) check() error {
 // (scancel kills the IDs that match its filters), with the IDs that did
 // not match apart.
 func (k killFilter) matching(ctx context.Context, c *client.Client, ids []int64) (match []int64, skipped []int64, err error) {
-	f := client.JobFilter{User: k.user, State: k.state, Project: k.project, Pool: k.pool}
+	f := client.JobFilter{User: k.user, State: storedState(k.state), Project: k.project, Pool: k.pool}
 	if f.State == "" {
 		f.State = "queued,running"
 	}
@@ -96,7 +96,7 @@ func (k killFilter) matching(ctx context.Context, c *client.Client, ids []int64)
 // matches reports whether live job j is one the filters kill.
 func (k killFilter) matches(j api.Job) bool {
 	return (k.user == "" || j.User == k.user) && (k.name == "" || j.Name == k.name) && (k.project == "" || j.Project == k.project) &&
-		(k.pool == "" || j.Pool == k.pool) && (k.state == "" || j.State == k.state) && !j.Ending &&
+		(k.pool == "" || j.Pool == k.pool) && (k.state == "" || inState(j, k.state)) && !j.Ending &&
 		(j.State == "queued" || j.State == "running")
 }
 

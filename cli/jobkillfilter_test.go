@@ -52,11 +52,11 @@ func TestKillFilters(t *testing.T) {
 		{cliCase: cliCase{name: "an empty filter is none", args: []string{"job", "kill", "-u", ""},
 			err: "without either it kills nothing"}},
 		{cliCase: cliCase{name: "an ended state", args: []string{"job", "kill", "-u", "bo", "-t", "CD"},
-			err: "--state: a completed job has ended and has nothing to kill; expected queued (pending, PD) or running (R)"}},
+			err: "--state: a completed job has ended and has nothing to kill; expected queued (pending, PD), held or running (R)"}},
 		{cliCase: cliCase{name: "killing", args: []string{"job", "kill", "-t", "CG"},
-			err: `--state: expected queued (pending, PD) or running (R), got "CG"`}},
+			err: `--state: expected queued (pending, PD), held or running (R), got "CG"`}},
 		{cliCase: cliCase{name: "a bad state", args: []string{"job", "kill", "-t", "TO"},
-			err: `--state: expected queued (pending, PD) or running (R), got "TO"`}},
+			err: `--state: expected queued (pending, PD), held or running (R), got "TO"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

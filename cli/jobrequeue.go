@@ -30,7 +30,7 @@ func newJobRequeueCmd() *cobra.Command {
 stop exactly as a preemption asks (SIGTERM and the preempt file, with
 its pool's grace before SIGKILL), then waits in the queue again and
 resumes from its checkpoint: its CHECKPOINT_ROOT/JOB/TASK directory is
-the same. The job keeps its ID, job file and submission time. Use it to
+the same (a task that wrote none there starts from the beginning). The job keeps its ID, job file and submission time. Use it to
 move a job off a sick node, or to make room for other work.
 
 With --hold the job is also held at once (allot job hold): once its
@@ -88,7 +88,7 @@ func printRequeued(w io.Writer, r api.RequeueReply, hold bool) error {
 		_, err = fmt.Fprintf(w, "job %d (%s): %s checkpointing, then held; allot job release %d resumes it\n",
 			j.ID, j.Name, plural.Count(r.Requeued, "task"), j.ID)
 	case r.Requeued > 0:
-		_, err = fmt.Fprintf(w, "job %d (%s): %s checkpointing; it waits in the queue again and resumes from its checkpoint\n",
+		_, err = fmt.Fprintf(w, "job %d (%s): %s checkpointing; it waits in the queue again and resumes from its checkpoint if it wrote one (else from the start)\n",
 			j.ID, j.Name, plural.Count(r.Requeued, "task"))
 	case r.Held:
 		_, err = fmt.Fprintf(w, "job %d (%s): nothing running to requeue; held; allot job release %d lets it start\n", j.ID, j.Name, j.ID)

@@ -71,7 +71,7 @@ func TestJobRequeue(t *testing.T) {
 	f := newFakeMaster(t)
 	runCLICases(t, f, []cliCase{
 		{name: "a running job", args: []string{"job", "requeue", "3"},
-			out: "job 3 (llm-pretrain): 1 task checkpointing; it waits in the queue again and resumes from its checkpoint\n"},
+			out: "job 3 (llm-pretrain): 1 task checkpointing; it waits in the queue again and resumes from its checkpoint if it wrote one (else from the start)\n"},
 		{name: "a queued job", args: []string{"job", "requeue", "5"},
 			out: "job 5 (asha): nothing running to requeue: queued\n"},
 		{name: "an ended job alone", args: []string{"job", "requeue", "2"},

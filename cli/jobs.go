@@ -90,7 +90,7 @@ redrawn in place) until Ctrl-C.`,
 	fl.StringVar(&f.pool, "pool", "", "only jobs of this pool")
 	fl.StringVarP(&f.project, "project", "A", "", "only jobs of this project (squeue -A)")
 	fl.BoolVar(&f.subprojects, "subprojects", false, "with --project, the jobs of the projects under it too")
-	fl.StringVarP(&f.state, "state", "t", "", "only jobs in this state (squeue -t): queued, running, killing (tasks still stopping), completed, failed or killed (running takes the jobs shown resizing, moving or preempting); or Slurm's pending (PD), R, CG, CD, F, CA; all is --all")
+	fl.StringVarP(&f.state, "state", "t", "", "only jobs in this state (squeue -t): queued, held (queued and held, which queued lists too), running, killing (tasks still stopping), completed, failed or killed (running takes the jobs shown resizing, moving or preempting); or Slurm's pending (PD), R, CG, CD, F, CA; all is --all")
 	fl.StringVarP(&f.user, "user", "u", "", "only jobs of this user (squeue -u)")
 	fl.StringVar(&f.estimate, "estimate", "range", "START shows the forecast's range, or the start if jobs run their whole time limits (limit) or their typical share of them (typical)")
 	fl.StringVar(&f.node, "node", "", "only jobs with a task on this node now")
@@ -187,7 +187,7 @@ func fetchJobs(ctx context.Context, c *client.Client, filter client.JobFilter, a
 	if filter.State != "" {
 		isEnded := slices.Contains(terminalStates, filter.State)
 		wantLive, wantEnded = !isEnded, isEnded && filter.Node == ""
-		live.State, ended.State = filter.State, filter.State
+		live.State, ended.State = storedState(filter.State), filter.State
 	}
 	jobs := []api.Job{}
 	if wantLive {

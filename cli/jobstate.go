@@ -21,9 +21,15 @@ import (
 // its GPUs as free nor its work as going on; the default list keeps it
 // with the live jobs.
 
-// listStates are the states allot jobs --state takes: the job states, and
-// killing for the jobs still ending.
-var listStates = []string{"queued", "running", api.JobStateKilling, "completed", "failed", "killed"}
+// listStates are the states allot jobs --state takes: the job states,
+// held for the queued jobs held (which queued takes too, as Slurm's PD
+// does), and killing for the jobs still ending: the STATE column's words
+// (trial 2026-11-29c C4: -t held was refused).
+var listStates = []string{"queued", api.JobStateHeld, "running", api.JobStateKilling, "completed", "failed", "killed"}
+
+// historyStates are the states allot history --state takes: the job
+// states, and held.
+var historyStates = []string{"queued", api.JobStateHeld, "running", "completed", "failed", "killed"}
 
 // slurmStates are the words of squeue --states (and their short forms)
 // that allot jobs --state takes for its own, case aside, so that a Slurm
@@ -51,7 +57,7 @@ func historyState(s string) (string, error) {
 	case st == api.JobStateKilling:
 		return "", usageErrorf("--state: history lists a job still ending (%s) as killed, or as running while its failed tasks stop; allot jobs --state killing lists those now", s)
 	case !ok:
-		return "", usageErrorf("--state: expected one of %s (or Slurm's pending, PD, R, CD, F, CA), got %q", strings.Join(jobStates, ", "), s)
+		return "", usageErrorf("--state: expected one of %s (or Slurm's pending, PD, R, CD, F, CA), got %q", strings.Join(historyStates, ", "), s)
 	}
 	return st, nil
 }
@@ -79,9 +85,24 @@ const liveStates = "queued,running," + api.JobStateKilling
 
 // inState reports whether j is listed under --state s: the state it is
 // stored in, killed or running, takes the jobs still ending too (shown
-// killing); killing takes only those.
+// killing); killing takes only those, and held the queued jobs held.
 func inState(j api.Job, s string) bool {
-	return j.State == s || (s == api.JobStateKilling && j.Ending)
+	switch s {
+	case api.JobStateKilling:
+		return j.State == s || j.Ending
+	case api.JobStateHeld:
+		return j.State == "queued" && j.Held != nil
+	}
+	return j.State == s
+}
+
+// storedState is the state the master filters by for state s of
+// listStates: a held job is stored queued.
+func storedState(s string) string {
+	if s == api.JobStateHeld {
+		return "queued"
+	}
+	return s
 }
 
 // liveJobs lists the live jobs f selects. A master older than the killing

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -60,11 +61,32 @@ func submitError(doing, path, name string, data []byte, flags map[string]string,
 	if flag, ok := flags[ce.Field]; ok {
 		return &flagFieldError{flag: flag, msg: strings.TrimPrefix(ce.Message, ce.Field+": "), master: ce}
 	}
-	msg := strings.TrimPrefix(ce.Message, ce.Field+": ")
+	field, msg := asWritten(data, ce.Field, strings.TrimPrefix(ce.Message, ce.Field+": "))
 	return &fileFieldError{
-		at:     jobfile.Error{File: name, Line: jobfile.FieldLine(data, ce.Field), Path: ce.Field, Msg: msg},
+		at:     jobfile.Error{File: name, Line: jobfile.FieldLine(data, field), Path: field, Msg: msg},
 		master: ce,
 	}
+}
+
+// asWritten is the master's refusal of field, msg after the field's name,
+// as the job file data gave the field. The CLI sends the parsed job,
+// which carries a file's priority_class resolved as priority too
+// (jobfile.Resources), so the master names resources.priority with its
+// number ("10: project vision caps ..."): for a file that gave
+// priority_class, that is its line and its class as written, HIGH
+// (trial 2026-11-29c C1; the master's own renaming only sees a body
+// without priority).
+func asWritten(data []byte, field, msg string) (string, string) {
+	const prio, class = "resources.priority", "resources.priority_class"
+	if field != prio || jobfile.HasField(data, prio) || !jobfile.HasField(data, class) {
+		return field, msg
+	}
+	value, why, ok := strings.Cut(msg, ": ")
+	n, err := strconv.Atoi(value)
+	if !ok || err != nil {
+		return class, msg
+	}
+	return class, string(jobfile.ClassOf(n)) + ": " + why
 }
 
 // readJobFile reads the job file at path, or stdin for "-", and returns

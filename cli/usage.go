@@ -236,12 +236,13 @@ restarts; they are fetched a page at a time.`,
 		Example: "  allot history\n  allot history --since 7d -u alice --state failed\n  allot history --since 30d -o csv > jobs.csv",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			held := false // a held job is stored queued: asked as such, kept here
 			if f.State != "" {
 				s, err := historyState(f.State)
 				if err != nil {
 					return err
 				}
-				f.State = s
+				f.State, held = storedState(s), s == api.JobStateHeld
 			}
 			if err := checkWindow(&f.Window, "--until"); err != nil {
 				return err
@@ -250,7 +251,11 @@ restarts; they are fetched a page at a time.`,
 				// A page at a time: a long window may hold many jobs.
 				recs := []api.HistoryRecord{}
 				err := c.EachHistoryPage(ctx, f, historyPageSize, func(page []api.HistoryRecord) error {
-					recs = append(recs, page...)
+					for _, r := range page {
+						if !held || r.State == api.JobStateHeld {
+							recs = append(recs, r)
+						}
+					}
 					return nil
 				})
 				if err == nil {
@@ -266,7 +271,7 @@ restarts; they are fetched a page at a time.`,
 	fl.StringVarP(&f.User, "user", "u", "", "only jobs of this user (sacct -u)")
 	fl.StringVarP(&f.Project, "project", "A", "", "only jobs of this project (sacct -A)")
 	fl.StringVar(&f.Pool, "pool", "", "only jobs of this pool")
-	fl.StringVarP(&f.State, "state", "s", "", "only jobs in this state (sacct -s): "+strings.Join(jobStates, ", ")+", or Slurm's PD, R, CD, F, CA")
+	fl.StringVarP(&f.State, "state", "s", "", "only jobs in this state (sacct -s): "+strings.Join(historyStates, ", ")+" (queued lists the held too), or Slurm's PD, R, CD, F, CA")
 	out.register(cmd)
 	cmd.AddCommand(newHistoryCheckCmd())
 	return cmd

@@ -74,7 +74,7 @@ TOTAL,,,12.5,,,1
 ml       -       100.0%    50.0%  1344.00    10    4       1.5h       2.2h      -
 vision   ml      60.0%     10.0%  268.80     4     4       1.5h       2.2h      DEPRIVED
 `},
-		{name: "bad state", args: []string{"history", "--state", "done"}, err: `--state: expected one of queued, running, completed, failed, killed (or Slurm's pending, PD, R, CD, F, CA), got "done"`},
+		{name: "bad state", args: []string{"history", "--state", "done"}, err: `--state: expected one of queued, held, running, completed, failed, killed (or Slurm's pending, PD, R, CD, F, CA), got "done"`},
 		{name: "bad output", args: []string{"usage", "-o", "xml"}, err: `--output: expected one of table, wide, json, yaml, csv, got "xml"`},
 	})
 }
@@ -174,6 +174,7 @@ func TestHistoryStateSlurmCodes(t *testing.T) {
 		{name: "CANCELLED", state: "CANCELLED", want: "state=killed"},
 		{name: "pending", state: "pending", want: "state=queued"},
 		{name: "a job state", state: "Running", want: "state=running"},
+		{name: "held, stored queued", state: "held", want: "state=queued"},
 		{name: "CG", state: "CG", err: "allot jobs --state killing lists those now"},
 		{name: "unknown", state: "TO", err: `(or Slurm's pending, PD, R, CD, F, CA), got "TO"`},
 	}

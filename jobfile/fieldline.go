@@ -19,13 +19,26 @@ import (
 // that of the nearest field above it that is, such as resources; 0 when
 // there is none or data is no mapping.
 func FieldLine(data []byte, path string) int {
+	line, _ := fieldAt(data, path)
+	return line
+}
+
+// HasField reports whether the YAML job file data gives the field at path
+// itself (FieldLine's path), not only a field above it.
+func HasField(data []byte, path string) bool {
+	_, found := fieldAt(data, path)
+	return found
+}
+
+// fieldAt is FieldLine's line, with whether the field itself was found.
+func fieldAt(data []byte, path string) (line int, found bool) {
 	p := yamlfield.New("", format)
 	node, ok := p.Decode(data)
 	if !ok {
-		return 0
+		return 0, false
 	}
-	line := 0
-	for _, seg := range splitPath(path) {
+	segs := splitPath(path)
+	for i, seg := range segs {
 		node = yamlfield.Resolve(node)
 		var next *yaml.Node
 		switch {
@@ -45,11 +58,12 @@ func FieldLine(data []byte, path string) int {
 			}
 		}
 		if next == nil {
-			break
+			return line, false
 		}
 		node = next
+		found = i == len(segs)-1
 	}
-	return line
+	return line, found
 }
 
 // pathSegment is one step of a field path: a key, or a list index.

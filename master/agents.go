@@ -473,7 +473,7 @@ func (ag *agents) finishTransitions(t *mtask, e lifecycle.Ending, v lifecycle.Ve
 	case e.Kind == lifecycle.EndPreempted:
 		tr.Reason = preemptReason(t.att.parts)
 		if t.att.stoppedBy != "" {
-			tr.Reason = "checkpointed: node " + t.att.stoppedBy + "'s agent stopped"
+			tr.Reason = "stopped for a checkpoint: node " + t.att.stoppedBy + "'s agent stopped"
 		}
 		then := &store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index, From: store.TaskPreempted,
 			To: v.Then, At: tr.At, Reason: requeuedPreempted}

@@ -208,7 +208,7 @@ type waited struct {
 // node up (noNode) left out of what counts toward Deprived.
 func countWait(rows map[string]*api.FairnessRow, w map[string]*waited, projects []string, j api.HistoryRecord, wait int64,
 	noNode map[string]bool, split waitSplit) {
-	stranded := wait > 0 && j.StartedAt == nil && j.State == string(store.JobQueued) && noNode[j.Pool]
+	stranded := wait > 0 && j.StartedAt == nil && (j.State == string(store.JobQueued) || j.State == api.JobStateHeld) && noNode[j.Pool]
 	own, down := excluded(j, wait, split)
 	counted := wait - own - down
 	for _, a := range projects {

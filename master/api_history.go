@@ -151,6 +151,9 @@ func historyOf(j store.Job, atts []store.Attempt, gpuSeconds float64, now time.T
 	h := api.HistoryRecord{ID: j.ID, Name: j.Name, User: j.User, Project: j.Project, Pool: j.Pool,
 		State: string(j.State), Slots: j.Slots, SubmittedAt: j.SubmittedAt, Attempts: len(atts),
 		GPUHours: gpuSeconds / 3600}
+	if j.State == store.JobQueued && j.Held() {
+		h.State = api.JobStateHeld // as allot jobs shows it (trial 2026-11-29c C4)
+	}
 	tasks := map[int]bool{}
 	var first, last *store.Attempt
 	var exited time.Time // the last attempt's exit

@@ -247,9 +247,13 @@ func requeueReason(by string, at time.Time) string {
 }
 
 // requeuedEnd is the reason of the end of the attempt of a task whose
-// requeue (reason) it ends, and of its return to the queue.
+// requeue (reason) it ends, and of its return to the queue. The master
+// does not know whether the task wrote a checkpoint (no agent reports
+// it), so neither claims one: a --wrap job or a notebook that never
+// writes $ALLOT_CHECKPOINT_DIR restarts from the beginning (trial
+// 2026-11-29c C5: "checkpointed", "resume from its checkpoint").
 func requeuedEnd(reason string) (ended, then string) {
-	return "checkpointed: " + reason, reason + ", waiting to resume from its checkpoint"
+	return "stopped for a checkpoint: " + reason, reason + ", waiting to resume from its checkpoint if it wrote one"
 }
 
 // requeuedTask reports whether reason is a requeued task's (requeueReason,
@@ -265,8 +269,9 @@ func requeuedView(a store.Attempt, d store.Event) api.Preemption {
 // requeuedSentence says who requeued a job's attempts and when, apart
 // from its preemptions, one request at a time: " Its task 0 was
 // requeued by ana at 2026-05-01 12:00 UTC (attempt 1), and resumes from
-// its checkpoint." With several, one sentence counts them: " Its task 0
-// was requeued twice, each time to resume from its checkpoint: by ana at
+// its checkpoint if it wrote one." With several, one sentence counts them:
+// " Its task 0 was requeued twice, each time to resume from its checkpoint
+// if it wrote one: by ana at
 // ... (attempt 1) and by bob at ... (attempt 2)." "" for none.
 func requeuedSentence(rs []api.Preemption) string {
 	if len(rs) == 0 {
@@ -281,14 +286,15 @@ func requeuedSentence(rs []api.Preemption) string {
 	for i, req := range reqs {
 		phrases[i] = strings.TrimPrefix(req[0].Why, "requeued ") + " (" + requeuedAttempts(req, one) + ")"
 	}
-	subject, whose := "Its tasks were", "their checkpoints"
+	// Whether it wrote a checkpoint is the task's (requeuedEnd).
+	subject, whose := "Its tasks were", "their checkpoints if they wrote them"
 	if one {
-		subject, whose = fmt.Sprintf("Its task %d was", rs[0].Task), "its checkpoint"
+		subject, whose = fmt.Sprintf("Its task %d was", rs[0].Task), "its checkpoint if it wrote one"
 	}
 	if len(reqs) == 1 {
-		resume := "resume from their checkpoints"
+		resume := "resume from their checkpoints if they wrote them"
 		if one {
-			resume = "resumes from its checkpoint"
+			resume = "resumes from its checkpoint if it wrote one"
 		}
 		return fmt.Sprintf(" %s requeued %s, and %s.", subject, phrases[0], resume)
 	}

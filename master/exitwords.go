@@ -43,12 +43,14 @@ func partEnd(p *mpart, parts int) string {
 
 // preemptReason says how a preempted attempt ended: by itself after the
 // checkpoint request, or killed at the deadline (the agent says so in the
-// part's error).
+// part's error). It claims no checkpoint: whether the task wrote one is
+// its own, which no agent reports (trial 2026-11-29c C5: a task that
+// never writes $ALLOT_CHECKPOINT_DIR read "checkpointed").
 func preemptReason(parts []*mpart) string {
 	for _, p := range parts {
 		if p.err != "" && p.outcome == agent.OutcomePreempted {
 			return "preempted: " + p.err
 		}
 	}
-	return "checkpointed after preemption"
+	return "stopped for a checkpoint after preemption"
 }

@@ -339,7 +339,7 @@ func TestPreemptionWhy(t *testing.T) {
 	rule := "preempted for job 6 (priority 10 runs before the preempted job's 60)"
 	for _, c := range []struct{ name, ended, want string }{
 		{"ended by a signal", "preempted: ended by SIGTERM", rule + "; ended by SIGTERM"},
-		{"checkpointed", "checkpointed after preemption", rule + "; checkpointed after preemption"},
+		{"checkpointed", "stopped for a checkpoint after preemption", rule + "; stopped for a checkpoint after preemption"},
 		{"no account", "", rule},
 	} {
 		t.Run(c.name, func(t *testing.T) {

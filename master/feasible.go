@@ -102,15 +102,18 @@ func (ja *jobsAPI) checkFeasible(rec store.Job, j *mjob) error {
 	}
 	// A zero-slot task is judged too: it needs no GPU, but it waits for
 	// ever for a GPU type no node of its pool has (the core's findZero
-	// matches the type) or for more of a license than exist.
-	if err := quotaFeasible(v.cfg, pool, rec.Project, &e); err != nil {
-		return err
-	}
+	// matches the type) or for more of a license than exist. The pool's
+	// own size binds first, whatever the quota: a job too big for the
+	// pool was told to go preemptible to run over quota, which cannot
+	// help (trial 2026-11-29c C3).
 	s := v.snap // Feasible reads it only; the copy keeps the view's slices shared, unchanged
 	err := sched.Feasible(&s, &e)
 	var ie *sched.InfeasibleError
 	if !errors.As(err, &ie) {
-		return err
+		if err != nil {
+			return err
+		}
+		return quotaFeasible(v.cfg, pool, rec.Project, &e)
 	}
 	field := "resources." + ie.Field
 	switch ie.Field {

@@ -115,3 +115,25 @@ func TestHistoryReasonOfAKilledJob(t *testing.T) {
 		})
 	}
 }
+
+// TestHistoryStateOfAHeldJob (trial 2026-11-29c C4): the history shows a
+// queued job held as held, as allot jobs does; queued otherwise.
+func TestHistoryStateOfAHeldJob(t *testing.T) {
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name string
+		job  store.Job
+		want string
+	}{
+		{"held", store.Job{State: store.JobQueued, HeldBy: "ana", HeldAt: now}, "held"},
+		{"queued", store.Job{State: store.JobQueued}, "queued"},
+		{"running", store.Job{State: store.JobRunning}, "running"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.job.SubmittedAt = now.Add(-time.Hour)
+			if got := historyOf(c.job, nil, 0, now).State; got != c.want {
+				t.Errorf("state %q, want %q", got, c.want)
+			}
+		})
+	}
+}

@@ -93,6 +93,10 @@ projects:
 		{"a parent's limit", "/api/v1/jobs", job("lab", 6, `, "preemptible": true`), 422, "resources.slots",
 			"can never run under project org's limit of 4"},
 		{"allow_infeasible queues it", "/api/v1/jobs?allow_infeasible=true", job("sandbox", 1, ""), 201, "", ""},
+		// Trial 2026-11-29c C3: the pool's size binds first; the quota's
+		// advice (submit it preemptible) could not help.
+		{"beyond the pool too: its size first", "/api/v1/jobs", job("sandbox", 100, ""), 422, "resources.slots",
+			"a task needs 100 slots, but the slots of pool default add up to 8"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -103,6 +107,9 @@ projects:
 			}
 			if tc.status != 201 && (e.Field != tc.field || !strings.Contains(e.Error, tc.says)) {
 				t.Fatalf("refusal %+v, want field %s saying %q", e, tc.field, tc.says)
+			}
+			if strings.Contains(tc.says, "slots of pool") && strings.Contains(e.Error, "preemptible") {
+				t.Errorf("refusal %q advises preemptible work, which the pool's size refuses too", e.Error)
 			}
 		})
 	}

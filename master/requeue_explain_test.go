@@ -28,23 +28,23 @@ func TestRequeuedSentence(t *testing.T) {
 	}{
 		{"none", nil, ""},
 		{"once", []api.Preemption{req(0, 1, 1, "ana")},
-			" Its task 0 was requeued by ana at 2026-05-01 12:00 UTC (attempt 1), and resumes from its checkpoint."},
+			" Its task 0 was requeued by ana at 2026-05-01 12:00 UTC (attempt 1), and resumes from its checkpoint if it wrote one."},
 		{"twice", []api.Preemption{req(0, 1, 1, "ana"), req(0, 2, 5, "bob")},
-			" Its task 0 was requeued twice, each time to resume from its checkpoint: by ana at 2026-05-01 12:00 UTC (attempt 1) " +
+			" Its task 0 was requeued twice, each time to resume from its checkpoint if it wrote one: by ana at 2026-05-01 12:00 UTC (attempt 1) " +
 				"and by bob at 2026-05-01 12:04 UTC (attempt 2)."},
 		{"three times, listed by their ends", []api.Preemption{req(0, 3, 9, "ana"), req(0, 1, 1, "ana"), req(0, 2, 5, "bob")},
-			" Its task 0 was requeued 3 times, each time to resume from its checkpoint: by ana at 2026-05-01 12:00 UTC (attempt 1), " +
+			" Its task 0 was requeued 3 times, each time to resume from its checkpoint if it wrote one: by ana at 2026-05-01 12:00 UTC (attempt 1), " +
 				"by bob at 2026-05-01 12:04 UTC (attempt 2) and by ana at 2026-05-01 12:08 UTC (attempt 3)."},
 		{"in the same minute, by the same user", []api.Preemption{req(0, 1, 1, "ana"), req(0, 2, 1, "ana")},
-			" Its task 0 was requeued twice, each time to resume from its checkpoint: by ana at 2026-05-01 12:00 UTC (attempt 1) " +
+			" Its task 0 was requeued twice, each time to resume from its checkpoint if it wrote one: by ana at 2026-05-01 12:00 UTC (attempt 1) " +
 				"and by ana at 2026-05-01 12:00 UTC (attempt 2)."},
 		{"two tasks, one request", []api.Preemption{req(0, 1, 1, "ana"), req(1, 2, 1, "ana")},
-			" Its tasks were requeued by ana at 2026-05-01 12:00 UTC (task 0 attempt 1 and task 1 attempt 2), and resume from their checkpoints."},
+			" Its tasks were requeued by ana at 2026-05-01 12:00 UTC (task 0 attempt 1 and task 1 attempt 2), and resume from their checkpoints if they wrote them."},
 		{"two tasks, two requests", []api.Preemption{req(0, 1, 1, "ana"), req(0, 2, 5, "bob"), req(1, 1, 1, "ana")},
-			" Its tasks were requeued twice, each time to resume from their checkpoints: by ana at 2026-05-01 12:00 UTC " +
+			" Its tasks were requeued twice, each time to resume from their checkpoints if they wrote them: by ana at 2026-05-01 12:00 UTC " +
 				"(task 0 attempt 1 and task 1 attempt 1) and by bob at 2026-05-01 12:04 UTC (task 0 attempt 2)."},
 		{"many tasks", []api.Preemption{req(0, 1, 1, "ana"), req(1, 1, 1, "ana"), req(2, 1, 1, "ana"), req(3, 1, 1, "ana")},
-			" Its tasks were requeued by ana at 2026-05-01 12:00 UTC (4 tasks), and resume from their checkpoints."},
+			" Its tasks were requeued by ana at 2026-05-01 12:00 UTC (4 tasks), and resume from their checkpoints if they wrote them."},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if got := requeuedSentence(c.rs); got != c.want {
@@ -84,7 +84,7 @@ func TestExplainRequeuedTwice(t *testing.T) {
 	if code := h.doAs(ana, "GET", fmt.Sprintf("/api/v1/jobs/%d/explain", id), nil, &x); code != http.StatusOK {
 		t.Fatalf("explain: %d", code)
 	}
-	want := "Its task 0 was requeued twice, each time to resume from its checkpoint: by ana at 2026-05-01 12:02 UTC (attempt 1) " +
+	want := "Its task 0 was requeued twice, each time to resume from its checkpoint if it wrote one: by ana at 2026-05-01 12:02 UTC (attempt 1) " +
 		"and by lee at 2026-05-01 12:04 UTC (attempt 2)."
 	if !strings.Contains(x.Summary, want) || strings.Count(x.Summary, "requeued") != 1 || len(x.Preempted) != 0 {
 		t.Errorf("summary %q (preempted %v); want one sentence: %q", x.Summary, x.Preempted, want)

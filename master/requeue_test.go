@@ -59,7 +59,7 @@ func TestRequeueResumes(t *testing.T) {
 	if st := h.taskState(id, 0); st != store.TaskQueued {
 		t.Fatalf("task after its checkpoint: %s, want waiting again", st)
 	}
-	wantReason := "requeued by ana at 2026-05-01 12:00 UTC, waiting to resume from its checkpoint"
+	wantReason := "requeued by ana at 2026-05-01 12:00 UTC, waiting to resume from its checkpoint if it wrote one"
 	if j := h.job(id); j.Reason != wantReason {
 		t.Errorf("job reason %q, want %q", j.Reason, wantReason)
 	}
@@ -82,13 +82,16 @@ func TestRequeueResumes(t *testing.T) {
 	if code := h.doAs(ana, "GET", fmt.Sprintf("/api/v1/jobs/%d/events", id), nil, &evs); code != http.StatusOK {
 		t.Fatalf("GET events: %d", code)
 	}
-	var requeued, waits bool
+	// Trial 2026-11-29c C5: the master cannot know a checkpoint was
+	// written, so the attempt's end claims none.
+	var requeued, waits, stopped bool
 	for _, e := range evs.Events {
+		stopped = stopped || e.To == string(store.TaskPreempted) && e.Reason == "stopped for a checkpoint: requeued by ana at 2026-05-01 12:00 UTC"
 		requeued = requeued || e.To == string(store.TaskPreempting) && strings.HasPrefix(e.Reason, "requeued by ana at ")
-		waits = waits || e.To == string(store.TaskQueued) && strings.HasSuffix(e.Reason, ", waiting to resume from its checkpoint")
+		waits = waits || e.To == string(store.TaskQueued) && strings.HasSuffix(e.Reason, ", waiting to resume from its checkpoint if it wrote one")
 	}
-	if !requeued || !waits {
-		t.Errorf("events %+v: want the requeue by ana and the task waiting to resume", evs.Events)
+	if !requeued || !waits || !stopped {
+		t.Errorf("events %+v: want the requeue by ana, the attempt stopped for a checkpoint and the task waiting to resume", evs.Events)
 	}
 	if e := h.newestAudit("POST " + path); e.Detail != "requeued 1 task" {
 		t.Errorf("audit: %+v, want requeued 1 task", e)

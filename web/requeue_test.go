@@ -70,7 +70,7 @@ func TestRequeueAsksThenPosts(t *testing.T) {
 	}{
 		{name: "cancel", job: "2", button: "requeue", dialog: "Requeue job 2 (bert-finetune)?", confirm: "#confirm-cancel",
 			state: "running"},
-		{name: "requeue", job: "2", button: "requeue", dialog: "then it waits again and resumes from its checkpoint",
+		{name: "requeue", job: "2", button: "requeue", dialog: "then it waits again and resumes from its checkpoint if it wrote one",
 			confirm: "#confirm-ok", posts: []string{"POST /jobs/2/requeue"},
 			msg: "Job 2 is requeued: 1 task checkpoints and stops, then it waits again.", state: "queued"},
 		{name: "requeue-and-hold", job: "2", button: "requeue-hold", dialog: "Requeue and hold job 2 (bert-finetune)?",

@@ -35,7 +35,7 @@ export function queueActions(id, ctx, act, render) {
   };
   const stops = 'Its running tasks checkpoint and stop, as a preemption stops them (with the pool\'s grace)';
   buttons.requeue.addEventListener('click', () => ask('Requeue',
-    `Requeue job ${id}${name()}? ${stops}; then it waits again and resumes from its checkpoint.`,
+    `Requeue job ${id}${name()}? ${stops}; then it waits again and resumes from its checkpoint if it wrote one (else from the start).`,
     'requeue', null, (r) => requeued(id, r)));
   buttons.requeueHold.addEventListener('click', () => ask('Requeue and hold',
     `Requeue and hold job ${id}${name()}? ${stops}; then it stays held, and no task of it starts until it is released.`,
