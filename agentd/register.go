@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/client"
 )
 
 // registrar registers the node with the master: the registration's
@@ -140,15 +141,22 @@ func (r *registrar) logFailure(ctx context.Context, err error) {
 	lvl, key := slog.LevelDebug, reasonKey(err.Error())
 	switch {
 	case key == r.lastWarned:
-	case permanent(err):
-		lvl = slog.LevelError // a 4xx: the master refuses what we send
+	case permanent(err), client.CertError(err):
+		// A 4xx: the master refuses what we send; a certificate this
+		// agent cannot verify: only a new one, or another --ca, helps.
+		lvl = slog.LevelError
 	default:
 		lvl = slog.LevelWarn
 	}
-	msg := "registering with the master failed; retrying"
+	msg := "registering with the master failed"
+	if hint := client.TLSHint(err); hint != "" {
+		msg += ": " + hint
+	}
 	a.mu.Lock()
 	if len(a.tasks) > 0 {
-		msg = "registering with the master failed; tasks keep running, retrying"
+		msg += "; tasks keep running, retrying"
+	} else {
+		msg += "; retrying"
 	}
 	a.mu.Unlock()
 	a.log.Log(ctx, lvl, msg, "err", err)
@@ -186,6 +194,28 @@ func refusedJoin(err error) bool {
 		}
 	}
 	return false
+}
+
+// fatal is the error that ends the agent for a failed registration, nil
+// to retry. Only a node that never registered in this process and runs
+// nothing ends: a registration the master refused for what it is
+// (refusedJoin), or a master certificate the agent cannot verify, which
+// no retry passes while the agent's --ca and the master's certificate
+// stay as they are (trial 2026-11-29c C2: it was retried forever at
+// warn level). A node that runs tasks, or registered before, keeps
+// retrying (logFailure says why at error level, once): exiting would
+// leave its tasks unreported, and the master's operator may yet renew or
+// reissue the certificate it presents.
+func (r *registrar) fatal(err error) error {
+	switch {
+	case err == nil || !r.neverRegistered():
+		return nil
+	case refusedJoin(err):
+		return fmt.Errorf("the master refused to register node %s: %w", r.a.cfg.Name, err)
+	case client.CertError(err):
+		return fmt.Errorf("cannot register node %s with the master at %s: %s: %w", r.a.cfg.Name, r.a.cfg.Master, client.TLSHint(err), err)
+	}
+	return nil
 }
 
 // neverRegistered reports whether the node never registered in this

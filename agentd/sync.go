@@ -3,7 +3,6 @@ package agentd
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/client"
 )
 
 // maxReportsPerSync bounds one sync's body; the rest follow at once.
@@ -131,9 +131,8 @@ func (a *Agent) ack(acked int64) {
 // syncLoop keeps the node registered and long-polls the master until ctx
 // is done. A failure is followed by a backoff and a sync that does not
 // wait, so that a returning master hears from the node at once. It
-// returns an error only when the master refuses the node's first
-// registration outright (a bad join token, an invalid inventory): no
-// retry can help, and no task runs yet.
+// returns an error only when the node's first registration fails for
+// what it is (registrar.fatal): no retry can help, and no task runs yet.
 func (a *Agent) syncLoop(ctx context.Context) error {
 	bo := a.newBackoff(1)
 	failures := 0
@@ -158,8 +157,8 @@ func (a *Agent) syncLoop(ctx context.Context) error {
 				}
 				continue
 			}
-			if refusedJoin(err) && reg.neverRegistered() {
-				return fmt.Errorf("the master refused to register node %s: %w", a.cfg.Name, err)
+			if ferr := reg.fatal(err); ferr != nil {
+				return ferr
 			}
 		} else {
 			if failures > 0 {
@@ -328,6 +327,12 @@ func (a *Agent) logFailure(ctx context.Context, failures int, err error) {
 		// says so (disown.go): not that tasks keep running.
 	case permanent(err):
 		lvl = slog.LevelError // a 4xx: the master refuses what we send
+	case failures == 1 && client.CertError(err):
+		// Only the master's new certificate, or a restart with another
+		// --ca, can end it: said once, with what to do.
+		a.log.Error("exchange with the master failed: "+client.TLSHint(err)+"; tasks keep running, reports are kept, retrying",
+			"failures", failures, "err", err)
+		return
 	case failures == 1:
 		lvl = slog.LevelWarn
 	}

@@ -121,10 +121,7 @@ func (f *agentFlags) config(ctx context.Context, cmd *cobra.Command) (agentd.Con
 	if err != nil {
 		return agentd.Config{}, err
 	}
-	ca, _ := cmd.Flags().GetString("ca")
-	if ca == "" {
-		ca = strings.TrimSpace(os.Getenv(CAEnv))
-	}
+	ca := flagCA(cmd)
 	hc, err := client.HTTPClient(ca)
 	if err != nil {
 		return agentd.Config{}, fmt.Errorf("--ca or %s: %w", CAEnv, err)

@@ -32,8 +32,8 @@ const requestTimeout = 30 * time.Second
 // flags shared by every command that talks to a master.
 func addMasterFlag(root *cobra.Command) {
 	root.PersistentFlags().String("master", "",
-		fmt.Sprintf("the master's URL or host:port (default: $%s, else the one of allot login, else %s)", MasterEnv, DefaultMaster))
-	root.PersistentFlags().String("ca", "", fmt.Sprintf("a PEM file of CAs to trust for an HTTPS master (default: $%s)", CAEnv))
+		fmt.Sprintf("the master's URL or host:port, which means http://, or https:// with --ca (default: $%s, else the one of allot login, else %s)", MasterEnv, DefaultMaster))
+	root.PersistentFlags().String("ca", "", fmt.Sprintf("a PEM file of CAs to trust for an HTTPS master on a private CA (default: $%s; allot login saves it)", CAEnv))
 }
 
 // masterAddr is --master when given, else $ALLOT_MASTER, else the current
@@ -48,10 +48,10 @@ func masterAddr(cmd *cobra.Command) string {
 // file, or the default.
 func masterSource(cmd *cobra.Command) (addr, from string) {
 	if f := cmd.Flag("master"); f != nil && f.Changed {
-		return f.Value.String(), "--master"
+		return withScheme(f.Value.String(), flagCA(cmd)), "--master"
 	}
 	if v := strings.TrimSpace(os.Getenv(MasterEnv)); v != "" {
-		return v, "$" + MasterEnv
+		return withScheme(v, flagCA(cmd)), "$" + MasterEnv
 	}
 	if c, path, err := loadCredentials(); err == nil && c.Current != "" {
 		return c.Current, fmt.Sprintf("the current master of %s (allot login)", path)
@@ -80,13 +80,7 @@ func newClient(cmd *cobra.Command) (*client.Client, error) {
 		return nil, err
 	}
 	acct := creds.Masters[normalAddr(masterAddr(cmd))]
-	ca := acct.CA
-	if f := cmd.Flag("ca"); f != nil && f.Changed {
-		ca = f.Value.String()
-	} else if v := strings.TrimSpace(os.Getenv(CAEnv)); v != "" {
-		ca = v
-	}
-	hc, err := client.HTTPClient(ca)
+	hc, err := client.HTTPClient(clientCA(cmd, creds))
 	if err != nil {
 		return nil, fmt.Errorf("--ca or %s: %w", CAEnv, err)
 	}
@@ -99,6 +93,35 @@ func newClient(cmd *cobra.Command) (*client.Client, error) {
 		token = v
 	}
 	return c.WithToken(token).WithNotes(cmd.ErrOrStderr()), nil
+}
+
+// withScheme is addr with https:// in front when it is a bare host:port
+// and a CA is given (--ca or $ALLOT_CA): a CA is only of use to an HTTPS
+// master, so one given with a host:port says which scheme is meant. Without
+// a CA a host:port stays plain HTTP (client.New), as it always was.
+func withScheme(addr, ca string) string {
+	a := strings.TrimSpace(addr)
+	if ca == "" || a == "" || strings.Contains(a, "://") {
+		return addr
+	}
+	return "https://" + a
+}
+
+// flagCA is the CA file that --ca, else $ALLOT_CA, gives; "" for none.
+func flagCA(cmd *cobra.Command) string {
+	if f := cmd.Flag("ca"); f != nil && f.Changed {
+		return strings.TrimSpace(f.Value.String())
+	}
+	return strings.TrimSpace(os.Getenv(CAEnv))
+}
+
+// clientCA is the CA file a client command trusts: --ca, else $ALLOT_CA,
+// else the one allot login saved for the command's master (creds).
+func clientCA(cmd *cobra.Command, creds credentials) string {
+	if ca := flagCA(cmd); ca != "" {
+		return ca
+	}
+	return creds.Masters[normalAddr(masterAddr(cmd))].CA
 }
 
 // requestContext bounds one request of a client command.

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/allot-sched/allot/client"
 )
 
@@ -142,4 +144,41 @@ func saveLogin(master, token, ca string) (string, error) {
 	c.Masters[master] = masterAccount{Token: token, CA: ca}
 	c.Current = master
 	return path, c.save(path)
+}
+
+// commandCA is the CA file the command trusts (clientCA), as an absolute
+// path: allot login saves it, and token create prints it for agents and
+// users to give, both to be used from other directories. A path that
+// cannot be made absolute stays as given.
+func commandCA(cmd *cobra.Command) string {
+	creds, _, _ := loadCredentials() // newClient has read it already
+	ca := clientCA(cmd, creds)
+	if ca == "" {
+		return ""
+	}
+	if abs, err := filepath.Abs(ca); err == nil {
+		return abs
+	}
+	return ca
+}
+
+// caArg is " --ca FILE" for a CA file, "" for none, to follow --master in
+// a command line printed for someone to run.
+func caArg(ca string) string {
+	if ca == "" {
+		return ""
+	}
+	return " --ca " + shellQuote(ca)
+}
+
+// shellQuote is s as one shell word: as it is when it holds only
+// characters no shell treats specially, else in single quotes.
+func shellQuote(s string) string {
+	safe := s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:,@=", r))
+	})
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -82,10 +80,7 @@ func (f *k8sAgentFlags) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	ca, _ := cmd.Flags().GetString("ca")
-	if ca == "" {
-		ca = strings.TrimSpace(os.Getenv(CAEnv))
-	}
+	ca := flagCA(cmd)
 	if f.cfg.Client, err = client.HTTPClient(ca); err != nil {
 		return fmt.Errorf("--ca or %s: %w", CAEnv, err)
 	}

@@ -30,6 +30,7 @@ func TestMain(m *testing.M) {
 	os.Setenv(JoinTokenEnv, "allot_j_test")
 	os.Unsetenv(TokenEnv)
 	os.Unsetenv(MasterEnv)
+	os.Unsetenv(CAEnv)
 	// k8stest.Main runs the tests and stops the Kubernetes test servers if
 	// a test started them (k8s_test.go).
 	code := k8stest.Main(m)

@@ -26,7 +26,7 @@ func TestTokenExpiryShowsWhenFromNow(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			msg, _ := tokenMessage(api.CreatedToken{Token: tc.tok, Secret: "s"}, "http://m:8080")
+			msg, _ := tokenMessage(api.CreatedToken{Token: tc.tok, Secret: "s"}, "http://m:8080", "")
 			if got := msg[:len(tc.want)]; got != tc.want {
 				t.Fatalf("message %q, want it to begin %q", msg, tc.want)
 			}

@@ -26,8 +26,11 @@ func newLoginCmd() *cobra.Command {
 			"by you only, in $" + ConfigEnv + " or allot/credentials.json in your configuration\n" +
 			"directory. That master becomes the default of later commands, which send the\n" +
 			"token; $" + TokenEnv + " overrides it. A file given to --token-file must hold the\n" +
-			"token alone, as allot token create > FILE writes it.",
+			"token alone, as allot token create > FILE writes it. For a master on a private\n" +
+			"CA, give the CA with --ca FILE: it is saved with the token, and a host:port\n" +
+			"--master then means https://.",
 		Example: "  allot login --master https://allot.example.org --token-file ~/allot.token\n" +
+			"  allot login --master 10.0.0.5:8443 --ca ca.pem --token-file ~/allot.token\n" +
 			"  allot login --master http://127.0.0.1:8080 --token allot_u_...",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -50,8 +53,7 @@ func newLoginCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("check the token with %s: %w", c.Addr(), err)
 			}
-			ca, _ := cmd.Flags().GetString("ca")
-			path, err := saveLogin(c.Addr(), token, ca)
+			path, err := saveLogin(c.Addr(), token, commandCA(cmd))
 			if err != nil {
 				return err
 			}
@@ -421,7 +423,7 @@ func createToken(cmd *cobra.Command, nt api.NewToken) error {
 	if err != nil {
 		return err
 	}
-	made, use := tokenMessage(t, c.Addr())
+	made, use := tokenMessage(t, c.Addr(), commandCA(cmd))
 	if _, err := fmt.Fprintln(cmd.OutOrStdout(), t.Secret); err != nil {
 		return err
 	}
@@ -446,8 +448,9 @@ func revokeMessage(id int64, rt api.RevokedToken) string {
 }
 
 // tokenMessage says what was made and how to use it against master, the
-// address this command used: the lines after the secret.
-func tokenMessage(t api.CreatedToken, master string) (made, use string) {
+// address this command used, and ca, the CA file it trusts ("" for
+// none): the lines after the secret.
+func tokenMessage(t api.CreatedToken, master, ca string) (made, use string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Created %s token %d", t.Token.Kind, t.Token.ID)
 	if t.Token.Kind == api.TokenUser {
@@ -461,9 +464,9 @@ func tokenMessage(t api.CreatedToken, master string) (made, use string) {
 	}
 	b.WriteString(". It is shown only this once, alone on stdout (allot token create ... > FILE saves it to a file).")
 	if t.Token.Kind == api.TokenJoin {
-		return b.String(), fmt.Sprintf("Start agents with: allot agent --master %s --join-token-file FILE (or $ALLOT_JOIN_TOKEN)", master)
+		return b.String(), fmt.Sprintf("Start agents with: allot agent --master %s%s --join-token-file FILE (or $ALLOT_JOIN_TOKEN)", master, caArg(ca))
 	}
-	return b.String(), fmt.Sprintf("The user logs in with: allot login --master %s --token-file FILE", master)
+	return b.String(), fmt.Sprintf("The user logs in with: allot login --master %s%s --token-file FILE", master, caArg(ca))
 }
 
 func printTokens(w io.Writer, tokens []api.Token) error {

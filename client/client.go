@@ -90,7 +90,8 @@ func HTTPClient(caFile string) (*http.Client, error) {
 }
 
 // New returns a client for the master at addr: a URL such as
-// http://10.0.0.5:8080, or host:port for plain HTTP. An address that ends
+// http://10.0.0.5:8080, or host:port for plain HTTP (the CLI makes it
+// https:// when it is given a CA: see cli.withScheme). An address that ends
 // in the API's path (http://10.0.0.5:8080/api/v1, as allot dev prints it),
 // or in a part of it (/api), names the same master: the client adds that
 // path to every request itself, so it is cut off here rather than sent
@@ -243,7 +244,7 @@ func (c *transport) once(ctx context.Context, method, path string, query url.Val
 		return 0, fmt.Errorf("%s %s: the response is larger than %d bytes", method, u.Path, MaxResponseBytes)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return retryAfter(resp), responseError(resp.StatusCode, raw)
+		return retryAfter(resp), httpsAnswer(responseError(resp.StatusCode, raw), c.base)
 	}
 	if note := resp.Header.Get(api.PartialHeader); note != "" && c.notes != nil {
 		// An answer from the master's memory during a store outage: the
@@ -291,6 +292,10 @@ func (c *transport) transportError(ctx context.Context, err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err // the URL is in the message already
+	}
+	if hint := TLSHint(err); hint != "" {
+		// Another address would not help (trial 2026-11-29c C2).
+		return fmt.Errorf("cannot talk to the master at %s: %s: %w", c.addr(), hint, err)
 	}
 	return fmt.Errorf("cannot reach the master at %s (set --master or ALLOT_MASTER to another address): %w", c.addr(), err)
 }

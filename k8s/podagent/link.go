@@ -17,6 +17,7 @@ import (
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/backstop"
+	"github.com/allot-sched/allot/client"
 )
 
 // errNotRegistered is a sync answered 404: the master does not know the
@@ -88,7 +89,13 @@ func (l *link) run(ctx context.Context) {
 			return
 		}
 		backoff = min(max(2*backoff, 250*time.Millisecond), 30*time.Second)
-		l.a.log.Warn("master unreachable or failing; retrying", "node", l.name, "err", err, "in", backoff)
+		if hint := client.TLSHint(err); hint != "" {
+			// No retry passes until the master's certificate or this
+			// agent's --ca changes; error level, so that it is seen.
+			l.a.log.Error("cannot talk to the master: "+hint+"; retrying", "node", l.name, "err", err, "in", backoff)
+		} else {
+			l.a.log.Warn("master unreachable or failing; retrying", "node", l.name, "err", err, "in", backoff)
+		}
 		select {
 		case <-ctx.Done():
 		case <-time.After(backoff):
