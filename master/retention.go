@@ -12,7 +12,8 @@ import (
 
 // history is the master's past as the store keeps it: what the what-if
 // export (events, deleted) and the decision log (decisions) read back of
-// it, and its retention (prune), which owns when it last pruned. It
+// it, and its retention (prune), which owns when it last pruned, and
+// the horizon before which it forgot jobs (horizon). It
 // reads and writes the store only, never the mirror: its callers need
 // not hold mu.
 type history struct {
