@@ -55,10 +55,20 @@ func (ca *clusterAPI) historyWindow(w http.ResponseWriter, r *http.Request, what
 // and until as given (default: the usage window up to now), except that
 // the default window of a cluster younger than it starts at the
 // cluster's start, so that the replay's times count from there, not from
-// days before anything ran. A since given is kept.
+// days before anything ran, and no earlier than the history_retention
+// horizon (retention.go), before which jobs were forgotten. A since
+// given is kept, unless it is before the horizon: that is refused.
 func (ca *clusterAPI) exportWindow(ctx context.Context, q url.Values) (since, until time.Time, err error) {
 	since, until, err = ca.window(q.Get("since"), q.Get("until"), defaultUsageWindow)
-	if err != nil || q.Get("since") != "" {
+	if err != nil {
+		return since, until, err
+	}
+	hz, err := ca.m.history.horizon(ctx)
+	if err != nil {
+		return since, until, err
+	}
+	if q.Get("since") != "" {
+		since, err = hz.clamp(since, until, true)
 		return since, until, err
 	}
 	born, err := ca.clusterStart(ctx)
@@ -68,5 +78,6 @@ func (ca *clusterAPI) exportWindow(ctx context.Context, q url.Values) (since, un
 	if born = born.Truncate(time.Second); born.After(since) && born.Before(until) {
 		since = born
 	}
-	return since, until, nil
+	since, err = hz.clamp(since, until, false)
+	return since, until, err
 }

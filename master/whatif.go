@@ -139,6 +139,13 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 		return nil, err
 	}
 	notes = append(notes, changeNotes...)
+	hz, err := ca.m.history.horizon(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if note := hz.note(since); note != "" {
+		notes = append(notes, note)
+	}
 	body, err := scenario.Marshal(sc)
 	if err != nil {
 		return nil, fmt.Errorf("encode the scenario: %w", err)

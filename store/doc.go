@@ -8,7 +8,9 @@
 // the reservations conservative backfilling carries between passes (one
 // per job, replaced whole; PruneJobs forgets them with the job), and
 // marks, named facts that once set stay set (Mark, Marked: MarkGrows,
-// that an elastic job was scheduled; PruneJobs leaves them). The
+// that an elastic job was scheduled; PruneJobs leaves them), and what
+// PruneJobs forgot, in all (Forgotten: how many jobs, the latest end
+// among them), where the master's complete history begins. The
 // master persists each transition here before acting on it, and after a
 // restart (or a crash of itself or of the database) reloads its state
 // from here and reconciles with the agents.

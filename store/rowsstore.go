@@ -31,6 +31,10 @@ func (s *rowsStore) Mark(ctx context.Context, name string) error {
 	return s.update(ctx, func(tx Tx) error { return tx.Mark(ctx, name) })
 }
 
+func (s *rowsStore) Forgotten(ctx context.Context) (Forgotten, error) {
+	return s.reads.Forgotten(ctx)
+}
+
 func (s *rowsStore) Outages(ctx context.Context, from, until time.Time) ([]StoreOutage, error) {
 	return s.reads.Outages(ctx, from, until)
 }

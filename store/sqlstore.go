@@ -55,7 +55,7 @@ type conn struct {
 // ops implements Tx over a querier. Its write methods assume q is a
 // transaction, since several of them run more than one statement. The
 // nodes' rows and events (nodeOps, nodes.go), the master's own rows
-// (masterRows: marks and reservations) and the identity side (authOps,
+// (masterRows: marks, reservations, what was forgotten) and the identity side (authOps,
 // auth.go: users, roles, credentials, the audit log) are parts over the
 // same conn that it embeds for Tx: their methods are promoted, but
 // declared on the parts.

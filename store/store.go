@@ -68,6 +68,8 @@ type Reader interface {
 	Reservations(ctx context.Context) ([]Reservation, error)
 	// Marked reports whether mark name (MarkGrows) was set.
 	Marked(ctx context.Context, name string) (bool, error)
+	// Forgotten says what PruneJobs forgot, in all (zero: nothing).
+	Forgotten(ctx context.Context) (Forgotten, error)
 	// Outages lists the store outages the master recorded that overlap
 	// [from, until], oldest first.
 	Outages(ctx context.Context, from, until time.Time) ([]StoreOutage, error)
@@ -195,7 +197,8 @@ type Writer interface {
 	// PruneJobs forgets at most limit jobs that ended before endedBefore
 	// and whose tasks hold no attempt, oldest first, with their tasks,
 	// attempts, logs, metrics and events, and returns how many it
-	// forgot. Usage records stay: they are the accounting.
+	// forgot. Usage records stay: they are the accounting. It counts
+	// what it forgot in Forgotten, in the same transaction.
 	PruneJobs(ctx context.Context, endedBefore time.Time, limit int) (int, error)
 }
 

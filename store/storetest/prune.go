@@ -44,7 +44,7 @@ func runTo(t *testing.T, s store.Store, job store.Job, end store.TaskState, when
 }
 
 // testPruneJobs: jobs that ended before the cutoff are forgotten with
-// every row of theirs but usage; a killed job whose task is still being
+// every row of theirs but usage, and counted (Forgotten); a killed job whose task is still being
 // killed, and jobs that ended after the cutoff, stay.
 func testPruneJobs(t *testing.T, target Target) {
 	s := open(t, target)
@@ -69,6 +69,9 @@ func testPruneJobs(t *testing.T, target Target) {
 		Attempt: 1, Start: at(0), End: at(time.Hour), GPUSeconds: 3600}); err != nil {
 		t.Fatal(err)
 	}
+	if f, err := s.Forgotten(ctx); err != nil || f != (store.Forgotten{}) {
+		t.Fatalf("forgotten before any prune: %+v, %v; want none", f, err)
+	}
 	if _, err := s.PruneJobs(ctx, at(24*time.Hour), 0); !errors.Is(err, store.ErrInvalid) {
 		t.Fatalf("prune with limit 0: %v, want invalid", err)
 	}
@@ -79,8 +82,15 @@ func testPruneJobs(t *testing.T, target Target) {
 	if _, err := s.Job(ctx, old1.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("the oldest job after the prune: %v, want not found", err)
 	}
-	if n, err = s.PruneJobs(ctx, at(24*time.Hour), 10); err != nil || n != 1 {
+	if f, err := s.Forgotten(ctx); err != nil || f.Jobs != 1 || !f.LastEnd.Equal(at(time.Hour)) || !f.Cutoff.Equal(at(24*time.Hour)) {
+		t.Fatalf("forgotten after the first prune: %+v, %v; want 1 job, the last ended at %s, cutoff %s", f, err, at(time.Hour), at(24*time.Hour))
+	}
+	if n, err = s.PruneJobs(ctx, at(25*time.Hour), 10); err != nil || n != 1 {
 		t.Fatalf("prune again: %d, %v; want 1 (old2)", n, err)
+	}
+	// Counted across prunes; the latest end and cutoff win.
+	if f, err := s.Forgotten(ctx); err != nil || f.Jobs != 2 || !f.LastEnd.Equal(at(2*time.Hour)) || !f.Cutoff.Equal(at(25*time.Hour)) {
+		t.Fatalf("forgotten after the second prune: %+v, %v; want 2 jobs, the last ended at %s, cutoff %s", f, err, at(2*time.Hour), at(25*time.Hour))
 	}
 	for _, id := range []int64{old1.ID, old2.ID} {
 		tasks, _ := s.Tasks(ctx, store.TaskFilter{JobID: id})
@@ -100,7 +110,11 @@ func testPruneJobs(t *testing.T, target Target) {
 	if u, err := s.Usage(ctx, store.UsageFilter{}); err != nil || len(u) != 1 {
 		t.Fatalf("usage after the prune: %+v, %v; want the record kept", u, err)
 	}
-	if n, err = s.PruneJobs(ctx, at(24*time.Hour), 10); err != nil || n != 0 {
+	if n, err = s.PruneJobs(ctx, at(26*time.Hour), 10); err != nil || n != 0 {
 		t.Fatalf("a third prune: %d, %v; want 0", n, err)
+	}
+	// A prune that forgets nothing leaves the count and its cutoff.
+	if f, err := s.Forgotten(ctx); err != nil || f.Jobs != 2 || !f.Cutoff.Equal(at(25*time.Hour)) {
+		t.Fatalf("forgotten after a prune that forgot nothing: %+v, %v; want it unchanged", f, err)
 	}
 }
