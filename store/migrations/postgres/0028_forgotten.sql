@@ -4,7 +4,7 @@
 -- start their windows no earlier than that latest end: a window from
 -- before it lacks the jobs forgotten, and its replay would start the
 -- jobs that waited for them sooner. One row, written in the prune's own
--- transaction. Keep in step with migrations/sqlite/0030_forgotten.sql.
+-- transaction. Keep in step with migrations/sqlite/0028_forgotten.sql.
 CREATE TABLE forgotten (
     one         INTEGER PRIMARY KEY CHECK (one = 1),
     jobs        BIGINT  NOT NULL CHECK (jobs > 0),
