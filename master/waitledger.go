@@ -137,11 +137,13 @@ func excluded(j api.HistoryRecord, wait int64, w waitSplit) (own, down int64) {
 	return own, down
 }
 
-// excludedNote says what of a project's waits the audit left out.
+// excludedNote says, as a sentence, what of a project's waits the audit
+// left out: "its 1 job waited 11s on the project's own limit, ...,
+// which is not counted as deprivation".
 func excludedNote(own, down int64, jobs int) string {
 	var parts []string
 	if own > 0 {
-		parts = append(parts, sched.HumanDuration(own)+" on its own limit, on demand past its quota or fair share, or on its max_concurrent")
+		parts = append(parts, sched.HumanDuration(own)+" on the project's own limit, on demand past its quota or fair share, or on its max_concurrent")
 	}
 	if down > 0 {
 		parts = append(parts, sched.HumanDuration(down)+" on drained, lost or departed nodes")
@@ -149,6 +151,6 @@ func excludedNote(own, down int64, jobs int) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("of the waits of its %s, %s: not counted as deprivation",
+	return fmt.Sprintf("its %s waited %s, which is not counted as deprivation",
 		plural.Count(jobs, "job"), strings.Join(parts, " and "))
 }
