@@ -118,7 +118,11 @@ type FairnessRow struct {
 	// fair share, its max_concurrent) and on drained, lost or departed
 	// nodes, as far as the master has seen since it started: shown in
 	// Waited and the waits, not counted toward Deprived. Note says so.
-	OwnWaitS  int64  `json:"own_wait_s,omitempty"`
-	DownWaitS int64  `json:"down_wait_s,omitempty"`
+	OwnWaitS  int64 `json:"own_wait_s,omitempty"`
+	DownWaitS int64 `json:"down_wait_s,omitempty"`
+	// HeldWaitS is the seconds its jobs were held (allot job hold,
+	// requeue --hold) while queued: shown apart, in none of the waits
+	// (WAITED, MEAN WAIT, MAX WAIT) nor what flags it.
+	HeldWaitS int64  `json:"held_wait_s,omitempty"`
 	Note      string `json:"note,omitempty"`
 }

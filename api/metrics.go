@@ -55,7 +55,8 @@ type TrialMetrics struct {
 	// went on at some rungs only as the first to arrive there ("promoted
 	// at rungs 0-2 as the first to arrive"), or that it had exited on its
 	// own before the searcher, hearing its reports late, stopped it (the
-	// store outage that held them back named, where one was recorded).
+	// store outage that held them back named, where one was recorded);
+	// for a trial stopped, why ("at rung 1, not in the top 1/3").
 	DecisionNote string `json:"decision_note,omitempty"`
 	// RungJoins are the rungs the trial joined, in order: the report
 	// that reached each and the searcher's decision there.

@@ -77,7 +77,7 @@ func TestJobHoldRelease(t *testing.T) {
 			err: "job 2 is completed: only a queued job can be held"},
 		{name: "release several, one unknown", args: []string{"job", "release", "6", "77", "5"},
 			out:    "job 6 (notebook): released; it waits by its submission time again\njob 5 (asha) was not held: queued\n",
-			errOut: "allot: job 77: master: 404 Not Found: job 77 does not exist\n",
+			errOut: "allot: master: 404 Not Found: job 77 does not exist\n",
 			err:    "1 job of 3 not released"},
 		{name: "a bad ID sends nothing", args: []string{"job", "release", "x"}, err: `job ID: expected a positive integer, got "x"`},
 	})

@@ -101,7 +101,7 @@ func runKills(cmd *cobra.Command, out *outputFlag, k killFilter, args []string) 
 	replies := []api.KillReply{}
 	for _, x := range results {
 		if x.Reply == nil {
-			err := fmt.Errorf("job %d: %w", x.ID, &client.Error{Status: x.Status, Message: x.Error})
+			err := jobResultError(x.ID, x.Status, x.Error)
 			fmt.Fprintln(cmd.ErrOrStderr(), "allot:", err)
 			failed = append(failed, err)
 			continue

@@ -16,7 +16,7 @@ func TestKillSeveral(t *testing.T) {
 	runCLICases(t, f, []cliCase{
 		{name: "three, one unknown", args: []string{"job", "kill", "6", "77", "2"},
 			out:    "job 6 (notebook): killed\njob 2 (old-eval) had already ended: completed\n",
-			errOut: "allot: job 77: master: 404 Not Found: job 77 does not exist\n",
+			errOut: "allot: master: 404 Not Found: job 77 does not exist\n",
 			err:    "1 job of 3 not killed"},
 		{name: "a bad ID sends nothing", args: []string{"job", "kill", "5", "x"}, err: `job ID: expected a positive integer, got "x"`},
 	})

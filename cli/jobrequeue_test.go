@@ -78,7 +78,7 @@ func TestJobRequeue(t *testing.T) {
 			err: "job 2 is completed: only a running, starting or queued job can be requeued"},
 		{name: "several, one ended", args: []string{"job", "requeue", "2", "5"},
 			out:    "job 5 (asha): nothing running to requeue: queued\n",
-			errOut: "allot: job 2: master: 409 Conflict: job 2 is completed: only a running, starting or queued job can be requeued\n",
+			errOut: "allot: master: 409 Conflict: job 2 is completed: only a running, starting or queued job can be requeued\n",
 			err:    "1 job of 2 not requeued"},
 		{name: "hold a running job", args: []string{"job", "requeue", "--hold", "3"},
 			out: "job 3 (llm-pretrain): 1 task checkpointing, then held; allot job release 3 resumes it\n"},

@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -45,7 +47,7 @@ func (b jobBatch[R]) run(cmd *cobra.Command, out *outputFlag, args []string) err
 	var failed int
 	for _, x := range results {
 		if x.Reply == nil {
-			fmt.Fprintln(cmd.ErrOrStderr(), "allot:", fmt.Errorf("job %d: %w", x.ID, &client.Error{Status: x.Status, Message: x.Error}))
+			fmt.Fprintln(cmd.ErrOrStderr(), "allot:", jobResultError(x.ID, x.Status, x.Error))
 			failed++
 			continue
 		}
@@ -69,4 +71,17 @@ func (b jobBatch[R]) run(cmd *cobra.Command, out *outputFlag, args []string) err
 		return fmt.Errorf("%s of %d not %s", plural.Count(failed, "job"), len(ids), b.verb)
 	}
 	return nil
+}
+
+// jobResultError is the error of one job of a list request that the
+// master refused: its message names the job when it can ("job 18: its
+// exit actions ..."), so the ID leads it only when the message does not,
+// as the single-ID form says the job once.
+func jobResultError(id int64, status int, msg string) error {
+	err := &client.Error{Status: status, Message: msg}
+	name := "job " + strconv.FormatInt(id, 10)
+	if rest, ok := strings.CutPrefix(msg, name); ok && (rest == "" || !strings.ContainsAny(rest[:1], "0123456789")) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", name, err)
 }

@@ -87,7 +87,7 @@ redrawn in place) until Ctrl-C.`,
 	f.columns.register(cmd, jobsColumns)
 	fl := cmd.Flags()
 	fl.BoolVar(&f.all, "all", false, "include completed, failed and killed jobs")
-	fl.StringVar(&f.pool, "pool", "", "only jobs of this pool")
+	fl.StringVarP(&f.pool, "pool", "p", "", "only jobs of this pool (squeue -p)")
 	fl.StringVarP(&f.project, "project", "A", "", "only jobs of this project (squeue -A)")
 	fl.BoolVar(&f.subprojects, "subprojects", false, "with --project, the jobs of the projects under it too")
 	fl.StringVarP(&f.state, "state", "t", "", "only jobs in this state (squeue -t): queued, held (queued and held, which queued lists too), running, killing (tasks still stopping), completed, failed or killed (running takes the jobs shown resizing, moving or preempting); or Slurm's pending (PD), R, CG, CD, F, CA; all is --all")

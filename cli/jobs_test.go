@@ -115,6 +115,10 @@ func TestJobs(t *testing.T) {
 2    6   notebook  queued     batch  vision   1      0/1    -      behind job 5
 -    2   old-eval  completed  batch  nlp      2      0/1    -      -
 `},
+		{name: "pool by squeue's -p", args: []string{"jobs", "-p", "batch", "--all"}, out: `POS  ID  NAME      STATE      POOL   PROJECT  SLOTS  TASKS  START  REASON
+2    6   notebook  queued     batch  vision   1      0/1    -      behind job 5
+-    2   old-eval  completed  batch  nlp      2      0/1    -      -
+`},
 		{name: "project and user", args: []string{"jobs", "--project", "vision", "--user", "ana", "--state", "queued"}, out: `POS  ID  NAME      STATE   POOL   PROJECT  SLOTS  TASKS  START  REASON
 2    6   notebook  queued  batch  vision   1      0/1    -      behind job 5
 `},

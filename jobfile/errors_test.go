@@ -188,11 +188,11 @@ func TestParseErrorsExperiment(t *testing.T) {
 		{"asha with brackets", head + "searcher: {name: asha, max_trials: 4, metric: loss, max_length: 64, brackets: 2}\n", 3,
 			"searcher.brackets: only adaptive_asha runs several brackets"},
 		{"asha divisor one", head + "searcher: {name: asha, max_trials: 4, metric: loss, max_length: 64, divisor: 1}\n", 3,
-			"searcher.divisor: divisor: 1, expected a number > 1"},
+			"bad.yaml:3: searcher.divisor: 1, expected a number > 1"},
 		{"asha too short", head + "searcher: {name: asha, max_trials: 4, metric: loss, max_length: 8}\n", 3,
-			"searcher.max_length: max_length: 8 steps are too few for 4 rungs with divisor 4"},
+			"bad.yaml:3: searcher.max_length: 8 steps are too few for 4 rungs with divisor 4"},
 		{"adaptive too many brackets", head + "searcher: {name: adaptive_asha, max_trials: 4, metric: loss, max_length: 64, brackets: 5}\n", 3,
-			"searcher.brackets: brackets: 5, expected 1 to num_rungs (4)"},
+			"bad.yaml:3: searcher.brackets: 5, expected 1 to num_rungs (4)"},
 		{"hyperparameter name with dot", hp + "  a.b: {type: int, minval: 1, maxval: 2}\n", 4, `hyperparameters."a.b": grid search needs count`},
 	})
 }
@@ -216,6 +216,25 @@ func TestParseErrorsSeveral(t *testing.T) {
 	_, err = Parse("bad.yaml", []byte(many.String()))
 	if err == nil || !strings.HasSuffix(err.Error(), "bad.yaml: 20 more errors not shown") {
 		t.Fatalf("error does not end with the count of hidden errors:\n%v", err)
+	}
+}
+
+// TestUnknownSearcherOneError: a searcher name refused is the one
+// error, not followed by the ASHA fields under it as unknown ones.
+func TestUnknownSearcherOneError(t *testing.T) {
+	for _, tc := range []struct{ name, searcher, want string }{
+		{"asha fields under an unknown name", "searcher:\n  name: hyperband\n  max_trials: 4\n  metric: loss\n  max_length: 81\n  divisor: 3\n  num_rungs: 4\n  brackets: 2\n  smaller_is_better: true\n",
+			`bad.yaml:4: searcher.name: unknown searcher "hyperband" (expected one of grid, random, asha, adaptive_asha)`},
+		{"a real unknown field still reported", "searcher:\n  name: hyperband\n  metrc: loss\n",
+			"bad.yaml:4: searcher.name: unknown searcher \"hyperband\" (expected one of grid, random, asha, adaptive_asha)\n" +
+				`bad.yaml:5: searcher: unknown field "metrc"; did you mean "metric"?`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("bad.yaml", []byte(head+tc.searcher))
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("error:\n%v\nwant:\n%s", err, tc.want)
+			}
+		})
 	}
 }
 

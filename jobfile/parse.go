@@ -310,6 +310,10 @@ func (p *parser) searcher(raw *yaml.Node, line int) *Searcher {
 	}
 	if nameOK {
 		p.adaptive(f, s, line)
+	} else {
+		// The name's error is the mistake: the fields of the searcher
+		// meant (asha's metric, ...) are not also unknown fields.
+		f.Known(adaptiveFields...)
 	}
 	f.Done()
 	return s
@@ -359,9 +363,11 @@ func (p *parser) adaptive(f *yamlfield.Fields, s *Searcher, line int) {
 		return
 	}
 	if err := s.SearchConfig().Validate(); err != nil {
-		key, _, _ := strings.Cut(err.Error(), ":")
+		// Validate names the field it refuses ("divisor: 1, ..."); the
+		// error at the field names it already (searcher.divisor).
+		key, rest, _ := strings.Cut(err.Error(), ":")
 		if f.Has(key) {
-			f.Errorf(key, "%v", err)
+			f.Errorf(key, "%s", strings.TrimSpace(rest))
 		} else {
 			p.ErrorAt(line, "searcher", nil, "%v", err)
 		}

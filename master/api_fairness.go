@@ -200,6 +200,8 @@ type waited struct {
 	gpuHours     float64
 	own, down    int64
 	excluded     int
+	held         int64 // seconds on hold, of heldJobs jobs
+	heldJobs     int
 }
 
 // countWait counts job j's wait in the window toward each of projects
@@ -209,7 +211,8 @@ type waited struct {
 func countWait(rows map[string]*api.FairnessRow, w map[string]*waited, projects []string, j api.HistoryRecord, wait int64,
 	noNode map[string]bool, split waitSplit) {
 	stranded := wait > 0 && j.StartedAt == nil && (j.State == string(store.JobQueued) || j.State == api.JobStateHeld) && noNode[j.Pool]
-	own, down := excluded(j, wait, split)
+	held, own, down := excluded(j, wait, split)
+	wait -= held // shown apart: a hold is no wait (HeldWaitS)
 	counted := wait - own - down
 	for _, a := range projects {
 		row := rows[a]
@@ -230,6 +233,10 @@ func countWait(rows map[string]*api.FairnessRow, w map[string]*waited, projects 
 			w[a].counted++
 			w[a].gpuHours += float64(counted) * float64(max(j.Slots, 1)) / 3600
 			w[a].longest = max(w[a].longest, counted)
+		}
+		if held > 0 {
+			w[a].held, w[a].heldJobs = w[a].held+held, w[a].heldJobs+1
+			row.HeldWaitS += held
 		}
 		if own+down > 0 {
 			w[a].own, w[a].down, w[a].excluded = w[a].own+own, w[a].down+down, w[a].excluded+1
@@ -252,6 +259,9 @@ func judge(row *api.FairnessRow, w *waited, capacity float64) {
 			sched.HumanDuration(row.MeanWaitS), sched.HumanDuration(row.MaxWaitS)))
 	}
 	if note := excludedNote(w.own, w.down, w.excluded); note != "" {
+		notes = append(notes, note)
+	}
+	if note := heldWaitNote(w.held, w.heldJobs); note != "" {
 		notes = append(notes, note)
 	}
 	if row.NoNode > 0 {

@@ -164,12 +164,17 @@ func holdLocked(ctx context.Context, ja *jobsAPI, id int64, hold bool, by string
 	if hold == j.rec.Held() {
 		return false, nil
 	}
-	rec, err := ja.m.st.HoldJob(ctx, store.JobHold{ID: id, Hold: hold, By: by, At: ja.m.now(), Reason: "through the API"})
+	heldAt, at := j.rec.HeldAt, ja.m.now()
+	rec, err := ja.m.st.HoldJob(ctx, store.JobHold{ID: id, Hold: hold, By: by, At: at, Reason: "through the API"})
 	if errors.Is(err, store.ErrConflict) {
 		return false, &httpError{status: http.StatusConflict, msg: fmt.Sprintf("job %d: %v", id, err)}
 	}
 	if err != nil {
 		return false, fmt.Errorf("%s job %d: %w", holdAction(hold).verb(), id, err)
+	}
+	if !hold {
+		// Its time on hold is no wait for the fairness audit (waitledger.go).
+		ja.m.waits.hold(id, heldAt, at)
 	}
 	j.rec = rec
 	j.entryGen = 0 // its entry is made anew (snapJob): left out, or back in

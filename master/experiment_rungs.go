@@ -2,6 +2,7 @@ package master
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,8 +38,14 @@ func replayJoins(s *searcher.Search, mets []store.Metric) map[int][]api.RungJoin
 // rung that stopped it, with the cause where cause knows it (given when
 // the agent read the report that stopped it: lateCause); and at which
 // rungs it went on only as the first to arrive, with no value to rank it
-// against (trial r R8).
-func decisionNote(tm *api.TrialMetrics, said searcher.Decision, cause func(at time.Time) string) string {
+// against (trial r R8); or, for a trial shown stopped, why: at which rung
+// it was not in the top 1/divisor, never an earlier rung's promotion as
+// the first to arrive, which read as a contradiction beside "stopped"
+// (trial 2026-11-29c C7).
+func decisionNote(tm *api.TrialMetrics, said searcher.Decision, divisor float64, cause func(at time.Time) string) string {
+	if n := len(tm.RungJoins); tm.Decision == string(searcher.Stop) && said == searcher.Stop && n > 0 {
+		return fmt.Sprintf("at rung %d, not in the top 1/%s", tm.RungJoins[n-1].Rung, strconv.FormatFloat(divisor, 'g', -1, 64))
+	}
 	var notes []string
 	if n := len(tm.RungJoins); said == searcher.Stop && tm.Decision == string(searcher.Done) && n > 0 {
 		stop := tm.RungJoins[n-1]

@@ -299,7 +299,7 @@ func (jm jobMetrics) read(ctx context.Context, id int64) (api.JobMetrics, error)
 			said := searcher.Decision(tm.Decision)
 			tm.Decision = shownDecision(store.TaskState(tm.State), ends[tm.Task], said)
 			tm.RungJoins = joins[tm.Task]
-			tm.DecisionNote = decisionNote(tm, said, jm.lateCause(ctx)) // experiment_late.go
+			tm.DecisionNote = decisionNote(tm, said, s.Config().Divisor, jm.lateCause(ctx)) // experiment_late.go
 		}
 	}
 	return out, nil

@@ -158,8 +158,12 @@ func unknownValue(what, value string, valid []string) error {
 // parseJobStates reads GET /jobs's state filter: parseStates's, and
 // killing (stateKilling: the jobs still ending, readview_ending.go), which
 // the live jobs answer (jobsSel.matches) and endedFilter keeps from the
-// store.
+// store. "all" is every state, as no filter is (the CLI's -t all, a
+// dashboard link #/jobs?state=all).
 func parseJobStates(s string) ([]store.JobState, error) {
+	if strings.TrimSpace(s) == "all" {
+		return nil, nil
+	}
 	return statesIn(s, []store.JobState{store.JobQueued, store.JobRunning, stateKilling, store.JobCompleted, store.JobFailed, store.JobKilled})
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/plural"
@@ -32,6 +33,10 @@ const (
 	waitOwn
 	// waitDown: nodes drained, lost or gone that it needs.
 	waitDown
+	// waitHeld: held (allot job hold, requeue --hold) by its user, a
+	// lead or an admin: no wait for others' work at all, so the audit
+	// shows it apart (HeldWaitS), not among the waits.
+	waitHeld
 	waitKinds
 )
 
@@ -80,6 +85,16 @@ func (l *waitLedger) creditPass(r *jobRoster, now int64) {
 	}
 }
 
+// hold credits a release: the job was held from from to to.
+func (l *waitLedger) hold(id int64, from, to time.Time) {
+	if from.IsZero() || !to.After(from) {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.add(id, waitHeld, int64(to.Sub(from).Seconds()))
+}
+
 func (l *waitLedger) add(id int64, k waitKind, secs int64) {
 	if l.by == nil {
 		l.by = map[int64]*waitSplit{}
@@ -113,7 +128,14 @@ func (l *waitLedger) splits(jobs []api.HistoryRecord, v *readView, now int64) ma
 		if got := l.by[j.ID]; got != nil {
 			w = *got
 		}
-		if r := v.job(j.ID); r != nil && r.pending != nil && now > r.pending.now {
+		r := v.job(j.ID)
+		switch {
+		case r != nil && r.rec.Held():
+			// Held now: since its hold, which no pass credits (a held job
+			// is left out of the passes, its explanation counting from no
+			// pass's time).
+			w[waitHeld] += max(0, now-r.rec.HeldAt.Unix())
+		case r != nil && r.pending != nil && r.pending.now > 0 && now > r.pending.now:
 			w[waitKindOf(r.pending)] += now - r.pending.now
 		}
 		if w != (waitSplit{}) {
@@ -123,25 +145,40 @@ func (l *waitLedger) splits(jobs []api.HistoryRecord, v *readView, now int64) ma
 	return out
 }
 
-// excluded is how much of wait, job j's wait in the window, was of its
-// own making and on nodes down, in the proportions of its whole wait.
-func excluded(j api.HistoryRecord, wait int64, w waitSplit) (own, down int64) {
+// excluded is how much of wait, job j's wait in the window, was on
+// hold, of its own making and on nodes down, in the proportions of its
+// whole wait.
+func excluded(j api.HistoryRecord, wait int64, w waitSplit) (held, own, down int64) {
 	if j.WaitS <= 0 || wait <= 0 {
-		return 0, 0
+		return 0, 0, 0
 	}
 	part := func(s int64) int64 { return min(s, j.WaitS) * wait / j.WaitS }
-	own, down = part(w[waitOwn]), part(w[waitDown])
-	if own+down > wait {
-		down = wait - own
+	held = part(w[waitHeld])
+	own, down = min(part(w[waitOwn]), wait-held), part(w[waitDown])
+	if held+own+down > wait {
+		down = wait - held - own
 	}
-	return own, down
+	return held, own, down
 }
 
-// excludedNote says what of a project's waits the audit left out.
+// heldWaitNote says how long a project's jobs were held, which the audit
+// shows apart from their waits: "its 1 job was held for 5m 24s (allot
+// job hold), which is not counted as a wait".
+func heldWaitNote(held int64, jobs int) string {
+	if held <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("its %s %s held for %s (allot job hold), which is not counted as a wait",
+		plural.Count(jobs, "job"), map[bool]string{true: "was", false: "were"}[jobs == 1], sched.HumanDuration(held))
+}
+
+// excludedNote says, as a sentence, what of a project's waits the audit
+// left out: "its 1 job waited 11s on the project's own limit, ...,
+// which is not counted as deprivation".
 func excludedNote(own, down int64, jobs int) string {
 	var parts []string
 	if own > 0 {
-		parts = append(parts, sched.HumanDuration(own)+" on its own limit, on demand past its quota or fair share, or on its max_concurrent")
+		parts = append(parts, sched.HumanDuration(own)+" on the project's own limit, on demand past its quota or fair share, or on its max_concurrent")
 	}
 	if down > 0 {
 		parts = append(parts, sched.HumanDuration(down)+" on drained, lost or departed nodes")
@@ -149,6 +186,6 @@ func excludedNote(own, down int64, jobs int) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("of the waits of its %s, %s: not counted as deprivation",
+	return fmt.Sprintf("its %s waited %s, which is not counted as deprivation",
 		plural.Count(jobs, "job"), strings.Join(parts, " and "))
 }

@@ -37,3 +37,25 @@ func TestWaitLedgerBound(t *testing.T) {
 		})
 	}
 }
+
+func TestExcludedNoteIsASentence(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		own, down int64
+		jobs      int
+		want      string
+	}{
+		{"nothing left out", 0, 0, 1, ""},
+		{"own limit, one job", 11, 0, 1, "its 1 job waited 11s on the project's own limit, on demand past its quota or fair share, " +
+			"or on its max_concurrent, which is not counted as deprivation"},
+		{"nodes down, two jobs", 0, 180, 2, "its 2 jobs waited 3m on drained, lost or departed nodes, which is not counted as deprivation"},
+		{"both", 900, 180, 2, "its 2 jobs waited 15m on the project's own limit, on demand past its quota or fair share, " +
+			"or on its max_concurrent and 3m on drained, lost or departed nodes, which is not counted as deprivation"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := excludedNote(tc.own, tc.down, tc.jobs); got != tc.want {
+				t.Errorf("got %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}

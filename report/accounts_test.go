@@ -72,3 +72,38 @@ func TestAccountsFairnessReported(t *testing.T) {
 		})
 	}
 }
+
+func TestRequeuesRow(t *testing.T) {
+	cases := []struct {
+		name     string
+		requeues []int
+		want     []string // the rows from preemptions on, fields joined
+	}{
+		{"no run requeued", []int{0, 0}, []string{"preemptions 0 0", "slot-hours lost to preemption 0.02 0.02"}},
+		{"one run requeued", []int{2, 0}, []string{"preemptions 0 0", "requeues 2 0",
+			"slot-hours lost to preemption and requeue 0.02 0.02"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cmp := accountRuns(false, false)
+			for i, n := range c.requeues {
+				cmp.Runs[i].Result.Metrics.Requeues = n
+				cmp.Runs[i].Result.Metrics.PreemptionLostSlotHours = 0.02
+			}
+			var b bytes.Buffer
+			if err := WriteTable(&b, cmp); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for line := range strings.Lines(b.String()) {
+				f := strings.Join(strings.Fields(line), " ")
+				if strings.HasPrefix(f, "preemptions") || strings.HasPrefix(f, "requeues") || strings.HasPrefix(f, "slot-hours lost") {
+					got = append(got, f)
+				}
+			}
+			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+				t.Errorf("rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+			}
+		})
+	}
+}

@@ -49,6 +49,9 @@ type row struct {
 // starved jobs and the longest wait.
 func rows(c *Comparison) []row {
 	rs := metricRows()
+	if anyRequeues(c) {
+		rs = withRequeues(rs)
+	}
 	if anyAccounts(c) {
 		rs = append(rs, row{"Jain fairness (accounts)", accountsCell})
 	}
@@ -59,6 +62,9 @@ func rows(c *Comparison) []row {
 	}
 	return rs
 }
+
+// lostLabel is the row of the slot-hours spent checkpointing.
+const lostLabel = "slot-hours lost to preemption"
 
 func metricRows() []row {
 	dur := func(f func(m *sim.Metrics) float64) func(m *sim.Metrics) string {
@@ -97,7 +103,7 @@ func metricRows() []row {
 		{"queue mean / max", func(m *sim.Metrics) string { return fmt.Sprintf("%s / %d", Significant(m.AvgQueue), m.MaxQueue) }},
 		{"killed at time limit", func(m *sim.Metrics) string { return fmt.Sprint(m.TimeLimitKills) }},
 		{"preemptions", func(m *sim.Metrics) string { return fmt.Sprint(m.Preemptions) }},
-		{"slot-hours lost to preemption", num(func(m *sim.Metrics) float64 { return m.PreemptionLostSlotHours })},
+		{lostLabel, num(func(m *sim.Metrics) float64 { return m.PreemptionLostSlotHours })},
 		{"Jain fairness (projects)", func(m *sim.Metrics) string {
 			return fmt.Sprintf("%s (%d)", trim(m.JainFairness), len(m.Projects))
 		}},
@@ -126,6 +132,36 @@ func trim(x float64) string {
 }
 
 // anyAccounts reports whether a run of c has the accounts' fairness.
+// anyRequeues says whether a run requeued a task (a history's
+// allot job requeue).
+func anyRequeues(c *Comparison) bool {
+	for _, r := range c.Runs {
+		if r.Result.Metrics.Requeues > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// withRequeues adds the requeues' row after the preemptions' and names
+// the checkpoints' row after both, since their checkpoints count in it
+// too: "preemptions 0" beside time lost "to preemption" read as a
+// contradiction.
+func withRequeues(rs []row) []row {
+	out := make([]row, 0, len(rs)+1)
+	for _, r := range rs {
+		switch r.label {
+		case lostLabel:
+			r.label = "slot-hours lost to preemption and requeue"
+		case "preemptions":
+			out = append(out, r)
+			r = row{"requeues", func(m *sim.Metrics) string { return fmt.Sprint(m.Requeues) }}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
 func anyAccounts(c *Comparison) bool {
 	for _, r := range c.Runs {
 		if len(r.Result.Metrics.Accounts) > 0 {

@@ -119,10 +119,12 @@ func (s *sim) preempted(e *lifecycle.Effect) {
 
 // requeued reacts to task ti's requeue (EventRequeue): its checkpoint
 // lands after its checkpoint cost, as a preempted task's; no pass asked
-// it, so it counts in no budget and not among the preemptions.
+// it, so it counts in no budget and not among the preemptions, but
+// among the requeues.
 func (s *sim) requeued(ti int32) {
 	t := s.c.Tasks.At(ti)
 	s.rec.preemptAttempt(t)
+	s.rec.requeued()
 	if t.Record >= 0 {
 		s.jobs[t.Job].attempts[t.Record].requeued = true
 	}

@@ -94,7 +94,7 @@ func writeDetails(w io.Writer, m *Metrics) {
 		fmt.Fprintf(w, "slowdown     - (no job ended)\n")
 	}
 	fmt.Fprintf(w, "queue        mean %s, max %d\n", numCount(m.AvgQueue, "job"), m.MaxQueue)
-	if m.Preemptions > 0 || m.PreemptionLostSlotHours > 0 {
+	if m.Preemptions > 0 || m.Requeues > 0 || m.PreemptionLostSlotHours > 0 {
 		fmt.Fprintf(w, "lost         %s checkpointing after %s\n", numCount(m.PreemptionLostSlotHours, "slot-hour"), checkpointedAfter(m))
 	}
 	if m.LostWorkSlotHours > 0 {
@@ -126,14 +126,15 @@ func ChargedAccounts(m *Metrics) int {
 }
 
 // checkpointedAfter names what the checkpoints of
-// PreemptionLostSlotHours followed, of preemptions, moves and resizes,
+// PreemptionLostSlotHours followed, of preemptions, requeues, moves and
+// resizes,
 // those that happened: "preemption", "resize", "preemption or resize".
 func checkpointedAfter(m *Metrics) string {
 	var kinds []string
 	for _, k := range []struct {
 		n    int
 		what string
-	}{{m.Preemptions, "preemption"}, {m.Moves, "move"}, {m.Resizes, "resize"}} {
+	}{{m.Preemptions, "preemption"}, {m.Requeues, "requeue"}, {m.Moves, "move"}, {m.Resizes, "resize"}} {
 		if k.n > 0 {
 			kinds = append(kinds, k.what)
 		}

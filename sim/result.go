@@ -127,6 +127,11 @@ type Metrics struct {
 	// AvgJCT averages end − submit over jobs that ended.
 	AvgJCT      float64 `json:"avg_jct"`
 	Preemptions int     `json:"preemptions"`
+	// Requeues counts tasks stopped by a requeue (allot job requeue, a
+	// history's requeue event): not preemptions, as no pass asked, but
+	// their checkpoints count in PreemptionLostSlotHours as theirs do;
+	// left out of the JSON when zero.
+	Requeues int `json:"requeues,omitempty"`
 	// Moves counts tasks the core moved between nodes to gather slots for
 	// a waiting task (consolidation); left out of the JSON when zero.
 	Moves int `json:"moves,omitempty"`
@@ -201,6 +206,7 @@ type recorder struct {
 	lastEnd    int64
 	dirty      bool
 	preempts   int
+	requeues   int
 	totalSlots int
 	submits    int
 	completed  int
@@ -274,6 +280,8 @@ func (r *recorder) hold(ji int32, slots int) {
 }
 
 func (r *recorder) preempted(ji int32) { r.preempts++ }
+
+func (r *recorder) requeued() { r.requeues++ }
 
 func (r *recorder) checkpointed(slotSeconds int64) { r.col.Preempted(slotSeconds) }
 
@@ -453,7 +461,7 @@ func (s *sim) finalReasons() (out, fallback map[int32]string, prios map[int32]fl
 }
 
 func (r *recorder) metrics(res *Result, s *sim) Metrics {
-	m := Metrics{Preemptions: r.preempts, Jobs: r.submits, Completed: r.completed, Killed: r.killed,
+	m := Metrics{Preemptions: r.preempts, Requeues: r.requeues, Jobs: r.submits, Completed: r.completed, Killed: r.killed,
 		Failed: r.failed, Moves: r.moves, Resizes: r.resizes, Shrinks: r.shrinks, TimeLimitKills: r.limitKills,
 		LostWorkSlotHours: round(float64(r.lostWork)/3600, 6)}
 	m.Unfinished = m.Jobs - m.Completed - m.Killed - m.Failed

@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -14,17 +15,18 @@ import (
 var PriorityClasses = []string{"HIGH", "NORMAL", "LOW"}
 
 // priorityCap reads a project's max_priority_class: one of
-// PriorityClasses.
+// PriorityClasses in any case, as a job file's priority_class is, kept
+// in its canonical form ("high" is HIGH).
 func priorityCap(p *yamlfield.Parser, raw *yaml.Node, path string) (string, bool) {
 	s, ok := yamlfield.Text(p, raw, path)
 	if !ok {
 		return "", false
 	}
-	if !slices.Contains(PriorityClasses, s) {
-		p.Errorf(raw, path, "expected one of %s, got %s", yamlfield.OneOf(PriorityClasses), yamlfield.Quote(s))
-		return "", false
+	if c := strings.ToUpper(s); slices.Contains(PriorityClasses, c) {
+		return c, true
 	}
-	return s, true
+	p.Errorf(raw, path, "expected one of %s, got %s", yamlfield.OneOf(PriorityClasses), yamlfield.Quote(s))
+	return "", false
 }
 
 // MaxPriorityClass returns the most important priority class the members

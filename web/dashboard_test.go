@@ -494,6 +494,47 @@ func TestJobsPagesEndedJobs(t *testing.T) {
 // has no role in says that only the user's own jobs there are listed (the
 // master answers those alone), as allot jobs --project notes; a project
 // the user reads says nothing of the kind.
+// TestJobsStateAllAndRefusedState: state=all (allot jobs -t all) is no
+// filter, the State dropdown's "any"; a state the master refuses is said
+// in place, with the page's header, filters and their pools and projects
+// still there (trial 2026-11-29c C7: the page fell apart).
+func TestJobsStateAllAndRefusedState(t *testing.T) {
+	for _, c := range []struct {
+		name, hash string
+		rows       int    // job rows shown
+		refused    string // the error said, "" for none
+		state      string // the State dropdown's value
+	}{
+		{"all is every job", "#/jobs?state=all", 7, "", ""},
+		{"an unknown state is refused in place", "#/jobs?state=bogus", 0, `state "bogus": expected one of`, "bogus"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture() // a server of its own: no token kept from another case
+			f.token = "s3cret"
+			p := openPage(t, f, c.hash, wide)
+			p.expect("status of 401")
+			if c.refused != "" {
+				p.expect("status of 400")
+			}
+			p.do(chromedp.SendKeys(chromedp.ID("login-token"), "s3cret"), chromedp.Click(chromedp.CSS("#login-form button")))
+			p.waitText("#who", "Signed in as")
+			if c.refused != "" {
+				p.waitText(".view-error", c.refused)
+			} else {
+				p.waitFor(fmt.Sprintf(`document.querySelectorAll('#jobs tbody tr[data-job]').length === %d`, c.rows), "every job's row")
+			}
+			p.waitFor(`document.querySelectorAll('#f-pool option').length > 1 && document.querySelectorAll('#f-project option').length > 1`,
+				"the pools and projects to choose from")
+			if v := evalJS[string](p, `document.getElementById('f-state').value`); v != c.state {
+				t.Errorf("State dropdown %q, want %q", v, c.state)
+			}
+			if all := evalJS[bool](p, `[...document.querySelectorAll('#f-state option')].some(o => o.value === 'all')`); all {
+				t.Errorf("the State dropdown offers all")
+			}
+		})
+	}
+}
+
 func TestJobsProjectWithoutRole(t *testing.T) {
 	f := newFixture()
 	f.who = &api.Whoami{User: "ann", Roles: map[string]string{"vision": "member"}}

@@ -333,6 +333,17 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 func (f *fixture) listJobs(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
+	// As the master: state=all is no filter, an unknown state a 400.
+	if q.Get("state") == "all" {
+		q.Del("state")
+	}
+	for _, s := range strings.Split(q.Get("state"), ",") {
+		if s != "" && !slices.Contains([]string{"queued", "running", "killing", "completed", "failed", "killed"}, s) {
+			writeJSON(w, http.StatusBadRequest, api.Error{Error: fmt.Sprintf("state %q: expected one of queued, running, killing, "+
+				"completed, failed, killed, or several separated by commas", s)})
+			return
+		}
+	}
 	f.mu.Lock()
 	out := []api.Job{}
 	projects := []string{q.Get("project")}

@@ -192,7 +192,9 @@ function failed(e, view) {
     return;
   }
   if (e instanceof ApiError) {
-    // The master answered but refused; the view says why in place.
+    // The master answered but refused; the view says why in place, and
+    // the header still names who is signed in.
+    showWho();
     lastOk = Date.now();
     down = '';
     banner.hidden = true;

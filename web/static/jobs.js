@@ -39,7 +39,7 @@ export function mount(root, ctx) {
   root.append(h('h1', {}, 'Jobs'), form, count, t.el, more);
 
   const same = memo();
-  let query = ctx.query;
+  let query = noAll(ctx.query);
   const apply = () => {
     for (const [k, s] of Object.entries(sel)) setValue(s.el, query.get(k) || '');
     user.value = query.get('user') || '';
@@ -66,22 +66,28 @@ export function mount(root, ctx) {
 
   return {
     setQuery(q) {
-      query = q;
+      query = noAll(q);
       apply();
     },
     async refresh(signal) {
       const params = Object.fromEntries(filters.map((k) => [k, query.get(k) || '']));
       if (!params.project) params.subprojects = '';
       const st = params.state;
-      const [live, old, pools, projects, w] = await Promise.all([
+      // Settled apart, so that a refused filter (a 400 naming it) still
+      // leaves the pools and projects to choose from.
+      const got = await Promise.allSettled([
         ended.includes(st) ? [] : get('/jobs', signal, {...params, state: st || 'queued,running,killing'}),
         st && !ended.includes(st) ? {jobs: [], more: false} : endedJobs({...params, state: st || ended.join(',')}, want, signal),
         get('/pools', signal),
         get('/projects', signal),
         whoami(),
       ]);
-      options(sel.pool.el, pools.map((p) => p.name).sort(), query.get('pool') || '');
-      options(sel.project.el, projects.map((p) => p.name).sort(), query.get('project') || '');
+      const [pools, projects] = [got[2], got[3]];
+      if (pools.status === 'fulfilled') options(sel.pool.el, pools.value.map((p) => p.name).sort(), query.get('pool') || '');
+      if (projects.status === 'fulfilled') options(sel.project.el, projects.value.map((p) => p.name).sort(), query.get('project') || '');
+      const refused = got.find((g) => g.status === 'rejected');
+      if (refused) throw refused.reason;
+      const [live, old, , , w] = got.map((g) => g.value);
       const ids = new Set(live.map((j) => j.id));
       const list = [...live, ...old.jobs.filter((j) => !ids.has(j.id))];
       more.hidden = !old.more;
@@ -97,6 +103,15 @@ export function mount(root, ctx) {
       fill(t.tbody, list.length ? list.map(row) : h('tr', {}, h('td', {colspan: 12, class: 'muted'}, 'No jobs match.')));
     },
   };
+}
+
+// noAll reads state=all (allot jobs -t all) as no state filter, the
+// page's "any": every job, live then ended.
+function noAll(q) {
+  if (q.get('state') !== 'all') return q;
+  const out = new URLSearchParams(q);
+  out.delete('state');
+  return out;
 }
 
 // endedJobs reads the ended jobs newest first, a page at a time, until it
