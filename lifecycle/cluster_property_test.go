@@ -159,6 +159,7 @@ func checkBooks(c *lifecycle.Cluster) error {
 	held := make([]int, len(c.Jobs))
 	running := make([]int, len(c.Jobs))
 	moving := make([]int, len(c.Jobs))
+	left := make([]int, len(c.Jobs))
 	drains := map[int32]bool{}
 	for _, ti := range c.Tasks.Running() {
 		t := c.Tasks.At(ti)
@@ -182,6 +183,9 @@ func checkBooks(c *lifecycle.Cluster) error {
 			drains[t.Drain] = true
 		}
 		held[t.Job] += sched.Slots(t.Nodes)
+		if t.Left {
+			left[t.Job]++ // its task waits for it (leaving.go)
+		}
 		if t.Moving {
 			moving[t.Job]++
 		} else {
@@ -189,7 +193,7 @@ func checkBooks(c *lifecycle.Cluster) error {
 		}
 	}
 	for _, ti := range c.Tasks.Running() {
-		if t := c.Tasks.At(ti); t.State.Active() && t.Moving && !drains[ti] {
+		if t := c.Tasks.At(ti); t.State.Active() && t.Moving && !t.Left && !drains[ti] {
 			return fmt.Errorf("t%d drains for no re-placed task", ti)
 		}
 	}
@@ -209,8 +213,9 @@ func checkBooks(c *lifecycle.Cluster) error {
 			continue
 		}
 		switch {
-		case j.Waiting+j.Running+j.Done != j.Tasks:
-			return fmt.Errorf("j%d: waiting %d + running %d + done %d != %d tasks", ji, j.Waiting, j.Running, j.Done, j.Tasks)
+		case j.Waiting+j.Running+j.Done+left[ji] != j.Tasks:
+			return fmt.Errorf("j%d: waiting %d + running %d + done %d + left %d != %d tasks",
+				ji, j.Waiting, j.Running, j.Done, left[ji], j.Tasks)
 		case j.Held != held[ji] || j.Running != running[ji] || j.Moving != moving[ji]:
 			return fmt.Errorf("j%d: holds %d, running %d, moving %d; its tasks hold %d, %d, %d",
 				ji, j.Held, j.Running, j.Moving, held[ji], running[ji], moving[ji])
