@@ -74,7 +74,8 @@ func randomOp(rng *rand.Rand, c *lifecycle.Cluster, now int64) string {
 	case op == 0 || len(c.Jobs) == 0:
 		sh := lifecycle.Shape{Elastic: rng.IntN(2) == 0, Every: int64(rng.IntN(3) * 10), Limit: int64(rng.IntN(2) * 50)}
 		ji := submit(c, now, lifecycle.Submission{Tasks: rng.IntN(4), Fresh: int64(1 + rng.IntN(100)), Shape: sh,
-			FailOnPreempt: rng.IntN(4) == 0, MaxRetries: rng.IntN(3), Project: -1, Account: -1}, sched.Job{})
+			FailOnPreempt: rng.IntN(4) == 0, MaxRetries: rng.IntN(3), Project: -1, Account: -1},
+			sched.Job{Preemptible: rng.IntN(2) == 0}) // a preemptible gang's parts up are held at a loss (Left)
 		name = fmt.Sprintf("submit j%d", ji)
 		finishIfOver(c, ji, now)
 	case op == 1:
@@ -106,6 +107,12 @@ func randomOp(rng *rand.Rand, c *lifecycle.Cluster, now int64) string {
 			return fmt.Sprintf("n%d up", n)
 		}
 		name = fmt.Sprintf("n%d down (%d records, %d slots, jobs %v ended)", n, len(o.Freed), o.Slots, o.Ended)
+	case t != nil && t.Left:
+		// A lost gang's parts on nodes up land on their own (leaving.go).
+		ji := t.Job
+		c.Observe(now, lifecycle.Event{Kind: lifecycle.EventLeftLanded, Task: ti, Ver: t.Ver})
+		name = fmt.Sprintf("left landed t%d", ti)
+		finishIfOver(c, ji, now)
 	case t == nil || t.Moving:
 		return "nothing" // a draining placement lands with its task
 	case t.Replacing() && op != 4:
