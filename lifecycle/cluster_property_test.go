@@ -74,7 +74,8 @@ func randomOp(rng *rand.Rand, c *lifecycle.Cluster, now int64) string {
 	case op == 0 || len(c.Jobs) == 0:
 		sh := lifecycle.Shape{Elastic: rng.IntN(2) == 0, Every: int64(rng.IntN(3) * 10), Limit: int64(rng.IntN(2) * 50)}
 		ji := submit(c, now, lifecycle.Submission{Tasks: rng.IntN(4), Fresh: int64(1 + rng.IntN(100)), Shape: sh,
-			FailOnPreempt: rng.IntN(4) == 0, MaxRetries: rng.IntN(3), Project: -1, Account: -1}, sched.Job{})
+			FailOnPreempt: rng.IntN(4) == 0, MaxRetries: rng.IntN(3), Project: -1, Account: -1},
+			sched.Job{Preemptible: rng.IntN(2) == 0}) // a preemptible gang's parts up are held at a loss (Left)
 		name = fmt.Sprintf("submit j%d", ji)
 		finishIfOver(c, ji, now)
 	case op == 1:
@@ -106,6 +107,12 @@ func randomOp(rng *rand.Rand, c *lifecycle.Cluster, now int64) string {
 			return fmt.Sprintf("n%d up", n)
 		}
 		name = fmt.Sprintf("n%d down (%d records, %d slots, jobs %v ended)", n, len(o.Freed), o.Slots, o.Ended)
+	case t != nil && t.Left:
+		// A lost gang's parts on nodes up land on their own (leaving.go).
+		ji := t.Job
+		c.Observe(now, lifecycle.Event{Kind: lifecycle.EventLeftLanded, Task: ti, Ver: t.Ver})
+		name = fmt.Sprintf("left landed t%d", ti)
+		finishIfOver(c, ji, now)
 	case t == nil || t.Moving:
 		return "nothing" // a draining placement lands with its task
 	case t.Replacing() && op != 4:
@@ -159,6 +166,7 @@ func checkBooks(c *lifecycle.Cluster) error {
 	held := make([]int, len(c.Jobs))
 	running := make([]int, len(c.Jobs))
 	moving := make([]int, len(c.Jobs))
+	left := make([]int, len(c.Jobs))
 	drains := map[int32]bool{}
 	for _, ti := range c.Tasks.Running() {
 		t := c.Tasks.At(ti)
@@ -182,6 +190,9 @@ func checkBooks(c *lifecycle.Cluster) error {
 			drains[t.Drain] = true
 		}
 		held[t.Job] += sched.Slots(t.Nodes)
+		if t.Left {
+			left[t.Job]++ // its task waits for it (leaving.go)
+		}
 		if t.Moving {
 			moving[t.Job]++
 		} else {
@@ -189,7 +200,7 @@ func checkBooks(c *lifecycle.Cluster) error {
 		}
 	}
 	for _, ti := range c.Tasks.Running() {
-		if t := c.Tasks.At(ti); t.State.Active() && t.Moving && !drains[ti] {
+		if t := c.Tasks.At(ti); t.State.Active() && t.Moving && !t.Left && !drains[ti] {
 			return fmt.Errorf("t%d drains for no re-placed task", ti)
 		}
 	}
@@ -209,8 +220,9 @@ func checkBooks(c *lifecycle.Cluster) error {
 			continue
 		}
 		switch {
-		case j.Waiting+j.Running+j.Done != j.Tasks:
-			return fmt.Errorf("j%d: waiting %d + running %d + done %d != %d tasks", ji, j.Waiting, j.Running, j.Done, j.Tasks)
+		case j.Waiting+j.Running+j.Done+left[ji] != j.Tasks:
+			return fmt.Errorf("j%d: waiting %d + running %d + done %d + left %d != %d tasks",
+				ji, j.Waiting, j.Running, j.Done, left[ji], j.Tasks)
 		case j.Held != held[ji] || j.Running != running[ji] || j.Moving != moving[ji]:
 			return fmt.Errorf("j%d: holds %d, running %d, moving %d; its tasks hold %d, %d, %d",
 				ji, j.Held, j.Running, j.Moving, held[ji], running[ji], moving[ji])

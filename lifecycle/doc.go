@@ -37,7 +37,9 @@
 // LastCheckpoint; which plan items apply to a task being re-placed,
 // Replannable; which tasks of a lost node are held for the grace and
 // until when, HoldsThroughLoss and GraceOver; whether a lost gang's parts
-// on nodes still up checkpoint, keeping its work, CheckpointsOnLoss; whether a re-placed task
+// on nodes still up checkpoint, keeping its work, CheckpointsOnLoss (those
+// parts then hold their slots, and the task, until they land:
+// Tasks.Leave, EventLeftLanded); whether a re-placed task
 // restarts where it reserved, Restartable; how a start no agent answered
 // ends, StartLost; whether a lost attempt's task waits again or fails,
 // LostRequeues; whether a preempted or lost task waits again by its

@@ -48,6 +48,9 @@ type nodeBook struct {
 	// own slots (reshape.go), nOver counts them.
 	over  []bool
 	nOver int
+	// leaving is event's scratch: the records a loss left holding a lost
+	// gang's parts on nodes up (Outcome.Leaving).
+	leaving []int32
 	// kept is Snapshot's scratch: the placements of held tasks without
 	// their down nodes (kept).
 	kept []sched.NodeSlots
@@ -287,7 +290,7 @@ func (b *nodeBook) event(c *Cluster, now int64, e Event) Outcome {
 	}
 	c.step.wake()
 	o := Outcome{Applied: true, Job: -1}
-	c.freedRecs, c.ended = c.freedRecs[:0], c.ended[:0]
+	c.freedRecs, c.ended, b.leaving = c.freedRecs[:0], c.ended[:0], b.leaving[:0]
 	for _, ti := range c.Tasks.Running() {
 		t := c.Tasks.At(ti)
 		// A draining placement goes with its task.
@@ -298,7 +301,7 @@ func (b *nodeBook) event(c *Cluster, now int64, e Event) Outcome {
 	for _, f := range c.freedRecs {
 		o.Slots += f.Slots
 	}
-	o.Freed, o.Ended = c.freedRecs, c.ended
+	o.Freed, o.Ended, o.Leaving = c.freedRecs, c.ended, b.leaving
 	return o
 }
 
@@ -330,10 +333,19 @@ func (b *nodeBook) loseTask(c *Cluster, now int64, ti int32, hold bool) {
 			c.freedRecs = append(c.freedRecs, Freed{Task: oi, From: TaskPreempting, Slots: c.drained(oi, TaskKilled)})
 		}
 		// Its parts on nodes still up checkpoint when it waits again
-		// (CheckpointsOnLoss), as the master asks them to.
+		// (CheckpointsOnLoss), as the master asks them to, held until
+		// they land (leaving.go).
 		asked := CheckpointsOnLoss(j.lostEnding(t, pre, ran).Decide().Waits(), ran, b.anyUp(t.Nodes))
 		f := Freed{Task: ti, From: from, LostWork: c.lose(now, ti, asked)}
+		li := int32(-1)
+		if asked && !t.Replacing() { // a re-placed task's parts up drain already
+			li = j.Leave(&c.Tasks, ti, b.upParts(t.Nodes), now)
+		}
 		f.Slots = c.freed(j, j.Lost(&c.Tasks, ti, pre, ran))
+		if li >= 0 {
+			j.Await(&c.Tasks, li)
+			b.leaving = append(b.leaving, li)
+		}
 		c.waiting(ji)
 		c.freedRecs = append(c.freedRecs, f)
 	}

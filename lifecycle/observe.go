@@ -120,6 +120,11 @@ const (
 	// A requeue the master refuses (RequeueRefused, a task being moved
 	// or resized) is not applied.
 	EventRequeue
+	// EventLeftLanded: the parts of a lost gang's attempt on nodes still
+	// up, held as record Task (version Ver) since the loss
+	// (Outcome.Leaving, leaving.go), have ended, their checkpoint
+	// landed: their slots are free and the task waits again.
+	EventLeftLanded
 )
 
 // Event is what Observe takes. An outcome (ended, landed, stopped,
@@ -227,6 +232,12 @@ type Outcome struct {
 	// (EventRequeue): the driver promises each its landing (EventLanded,
 	// at its new version). Valid until the next Observe.
 	Requeued []int32
+	// Leaving lists the records a node going down left holding the parts
+	// of a lost gang's attempt on nodes still up, asked to checkpoint
+	// (leaving.go): the driver promises each its landing
+	// (EventLeftLanded, at its version, Ask's). Valid until the next
+	// Observe.
+	Leaving []int32
 }
 
 // Observe applies event e at now. An outcome applies if it still does
@@ -247,6 +258,8 @@ func (c *Cluster) Observe(now int64, e Event) Outcome {
 		return c.outcome(now, e)
 	case EventKillEnded:
 		return c.kills.ended(c, now, e)
+	case EventLeftLanded:
+		return c.nodes.leftLanded(c, e)
 	case EventSubmit:
 		ji := c.submit(e.Submission, e.Entry)
 		o := Outcome{Applied: true, Job: ji}

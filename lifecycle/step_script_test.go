@@ -16,7 +16,7 @@ import (
 //	                                     (min: elastic down to M slots, W in slot-seconds)
 //	wake                                 a tick (EventTick): the instant is not quiet
 //	step at=T                            settle at T: each applied effect, then the passes
-//	observe ended|landed t=T ver=V [at=T]  an outcome for version V of task T
+//	observe ended|landed|leftlanded t=T ver=V [at=T]  an outcome for version V of task T
 //	observe kill j=J [at=T]              job J is killed, its tasks freed
 //	observe priority j=J priority=P [preemptible]
 //	observe weight j=J weight=W
@@ -95,6 +95,8 @@ func (p *player) observe(args args) ([]string, error) {
 		e.Kind = lifecycle.EventEnded
 	case args.flag("landed"):
 		e.Kind = lifecycle.EventLanded
+	case args.flag("leftlanded"):
+		e.Kind = lifecycle.EventLeftLanded
 	case args.flag("stopped"):
 		e.Kind = lifecycle.EventStopped
 	case args.flag("startfailed"):
@@ -135,7 +137,7 @@ func (p *player) observe(args args) ([]string, error) {
 	case args.kv["weight"] != "":
 		e.Kind, e.Weight = lifecycle.EventWeight, float64(args.int("weight"))
 	default:
-		return nil, fmt.Errorf("observe: want ended, landed, stopped, startfailed, startlost, attemptlost, tick, down, up, drain, resume, graceover, reshape, kill, priority=P or weight=W")
+		return nil, fmt.Errorf("observe: want ended, landed, leftlanded, stopped, startfailed, startlost, attemptlost, tick, down, up, drain, resume, graceover, reshape, kill, priority=P or weight=W")
 	}
 	o := p.c.Observe(args.int("at"), e)
 	out := []string{fmt.Sprintf("applied=%t job=%d slots=%d timed_out=%t drained=%t over=%t", o.Applied, o.Job, o.Slots, o.TimedOut, o.Drained, o.Over)}
@@ -176,6 +178,10 @@ func (p *player) nodeEvent(args args, e lifecycle.Event) ([]string, error) {
 	}
 	for _, ji := range o.Ended {
 		out = append(out, fmt.Sprintf("ended j%d", ji))
+	}
+	for _, li := range o.Leaving {
+		t := p.c.Tasks.At(li)
+		out = append(out, fmt.Sprintf("leaving t%d v%d job=%d nodes=%s asked=%d work=%d", li, t.Ver, t.Job, nodesString(t.Nodes), t.Asked, t.Work))
 	}
 	for _, ji := range jobs {
 		out = append(out, p.describeJob(ji))

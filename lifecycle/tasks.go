@@ -45,8 +45,9 @@ type Task struct {
 	Lost  int64 // run time that preemption and moves threw away
 	State TaskState
 	Ver   uint32
-	// Moving marks the draining old placement of a moved task.
-	Moving bool
+	// Moving marks the draining old placement of a moved task, or (Left)
+	// the parts of a lost gang's attempt on nodes still up (leaving.go).
+	Moving, Left bool
 	// Replacement is the move or resize in flight, the record the
 	// master keeps too: while Replacing (a move or resize re-placed the
 	// task and its checkpoint has not landed) it holds Nodes reserved but
@@ -279,7 +280,7 @@ func (ts *Tasks) Launch(job, id, retries int32, work int64, nodes []sched.NodeSl
 	t.Work, t.Lost = work, 0
 	t.Nodes = append(t.Nodes[:0], nodes...)
 	t.Ver++
-	t.Moving = false
+	t.Moving, t.Left = false, false
 	ts.set(ti, TaskRunning, true)
 	t.Unreserve()
 	t.Drain, t.Unanswered, t.ExitBefore, t.KillAfter = -1, false, 0, 0
@@ -393,7 +394,7 @@ func (ts *Tasks) Replace(ti int32, kind Replace, nodes []sched.NodeSlots, now in
 		o.Ask(now, 0)
 		o.Nodes = append(o.Nodes[:0], drained.Nodes...)
 		o.Ver++
-		o.Moving = drained.Moving
+		o.Moving, o.Left = drained.Moving, false
 		o.Stop.Clear()
 		ts.set(r.Drain, TaskPreempting, true)
 		o.Unreserve()

@@ -74,10 +74,19 @@ func TestLostGangCheckpoints(t *testing.T) {
 			if held := h.m.agents.strays.strayHeld("n1"); len(held) != 2 {
 				t.Fatalf("n1's GPUs held for the part: %v, want both", held)
 			}
+			if got := leftEnded(t, h, id); len(got) != 0 {
+				t.Fatalf("parts' end recorded while they run: %+v", got)
+			}
+			h.clock.Advance(5 * time.Second)
+			ended := h.clock.Now()
 			n1.Exit(tid(id, 0, 1), agent.OutcomePreempted, 0)
 			h.sync(n1)
 			if len(h.m.agents.strays.holds) != 0 {
 				t.Fatalf("parts held after their end: %v", h.m.agents.strays.holds)
+			}
+			// Their end is stored, for the what-if export (leftTook).
+			if got := leftEnded(t, h, id); len(got) != 1 || got[0].Attempt != 1 || !got[0].At.Equal(ended) {
+				t.Fatalf("parts' end events %+v, want one of attempt 1 at %s", got, ended)
 			}
 			h.step()
 			h.sync(n1, n1)
@@ -86,4 +95,21 @@ func TestLostGangCheckpoints(t *testing.T) {
 			}
 		})
 	}
+}
+
+// leftEnded lists the events of job id's lost attempts whose parts on
+// nodes still up had ended (store.CauseLeftEnded).
+func leftEnded(t *testing.T, h *harness, id int64) []store.Event {
+	t.Helper()
+	evs, err := h.m.st.Events(h.ctx, store.EventFilter{JobID: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []store.Event
+	for _, e := range evs {
+		if e.Cause == store.CauseLeftEnded {
+			out = append(out, e)
+		}
+	}
+	return out
 }

@@ -76,6 +76,14 @@ func nodeCases() []replayCase {
 			nodes: replayNodes, downs: []rdown{{node: "n2", at: 100, back: 200}}, jobs: lostGangJobs},
 		{name: "fifo-node-loss-gang-checkpoints", config: "pools:\n  - {name: default, policy: fifo}\nlost_node_grace: 0s\n",
 			nodes: replayNodes, downs: []rdown{{node: "n2", at: 100, back: 200}}, jobs: lostGangJobs},
+		// The part on n1 takes 20s to checkpoint: it holds n1 until 120,
+		// and g waits for it (master/lostgang.go; the simulator's
+		// lifecycle.Tasks.Leave, landed when the export's event of its
+		// end says), so x starts at 120, not 100.
+		{name: "priority-node-loss-gang-checkpoints-slow", config: "pools:\n  - {name: default, policy: priority, preemption: true}\nlost_node_grace: 0s\n",
+			checkpoint: 20, nodes: replayNodes, downs: []rdown{{node: "n2", at: 100, back: 200}}, jobs: lostGangJobs},
+		{name: "fifo-node-loss-gang-checkpoints-slow", config: "pools:\n  - {name: default, policy: fifo}\nlost_node_grace: 0s\n",
+			checkpoint: 7.5, nodes: replayNodes, downs: []rdown{{node: "n2", at: 100, back: 200}}, jobs: lostGangJobs},
 		{name: "priority-node-loss-gang-checkpoints-every", config: "pools:\n  - {name: default, policy: priority, preemption: true}\nlost_node_grace: 60s\n",
 			nodes: replayNodes, downs: []rdown{{node: "n2", at: 110, back: 200}}, jobs: []rjob{
 				{name: "gp", slots: 6, submit: 0, run: 300, every: 40, extra: lowPrio},

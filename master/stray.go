@@ -73,6 +73,9 @@ type strayHold struct {
 	until  time.Time
 	sentAt time.Time
 	killed bool
+	// left marks a lost gang's part on a node still up (holdLeft), whose
+	// end the store records (leftEnded); noted once that is written.
+	left, noted bool
 }
 
 // stop is the command the stray gets: its preempt, or the kill once
@@ -265,6 +268,21 @@ func (sb *strayBook) releaseStrays(n *mnode, runs map[agent.TaskID]bool) {
 }
 
 func (sb *strayBook) releaseStray(key strayKey, why string) {
+	if h := sb.holds[key]; h != nil && h.left && !h.noted && sb.lastLeft(key) {
+		if !sb.leftEnded(key, h) {
+			return // kept: the next sync or check releases it again
+		}
+		sb.m.batches.later(func() { sb.dropStray(key, why) })
+		return
+	}
+	sb.dropStray(key, why)
+}
+
+// dropStray lets go of the hold of key.
+func (sb *strayBook) dropStray(key strayKey, why string) {
+	if _, ok := sb.holds[key]; !ok {
+		return
+	}
 	delete(sb.holds, key)
 	sb.m.log.Info("an attempt the master ended has ended; its GPUs and task are free", "node", key.node,
 		"task", key.id.String(), "why", why)

@@ -83,7 +83,7 @@ func exportCheckpointCosts(sc *scenario.Scenario, jobs []store.Job, byJob map[in
 		p.CheckpointCost = checkpointCost(atts, h.preempted, since, now)
 		for _, j := range in {
 			if sj := byName[exportName(j)]; sj != nil {
-				h.jobCheckpoints(sj, byJob[j.ID], p.CheckpointCost, since, now)
+				h.jobCheckpoints(sj, byJob[j.ID], h.leftTook(j, byJob[j.ID], since), p.CheckpointCost, since, now)
 			}
 		}
 	}
@@ -97,7 +97,12 @@ func exportCheckpointCosts(sc *scenario.Scenario, jobs []store.Job, byJob map[in
 // scenario.Checkpoint's nth); where those times differ, the attempt
 // gets the first's and each later one that differs from it its own,
 // by its nth.
-func (h *historyEvents) jobCheckpoints(sj *scenario.Job, atts []store.Attempt, cost int64, since, now time.Time) {
+//
+// The parts of a lost gang's attempt on nodes still up, asked to
+// checkpoint at its loss (left: leftTook), are one more request of that
+// attempt, as the simulator counts it (lifecycle's Tasks.Leave).
+func (h *historyEvents) jobCheckpoints(sj *scenario.Job, atts []store.Attempt, left map[attemptKey]int64,
+	cost int64, since, now time.Time) {
 	type key struct{ task, attempt int }
 	type took struct {
 		nth int
@@ -106,20 +111,27 @@ func (h *historyEvents) jobCheckpoints(sj *scenario.Job, atts []store.Attempt, c
 	var order []key
 	times := map[key][]took{}
 	asked := map[key]int{}
-	for _, a := range atts {
-		if _, ok := h.preempted[attemptKey{a.JobID, a.Index, a.Number}]; !ok {
-			continue
-		}
-		k := key{a.Index, h.simAttempt(atts, a)}
-		asked[k]++ // a request of the attempt, landed or not
-		d, ok := checkpointTime(a, h.preempted, since, now)
-		if !ok {
-			continue
-		}
+	note := func(k key, d int64) {
 		if _, seen := times[k]; !seen {
 			order = append(order, k)
 		}
 		times[k] = append(times[k], took{asked[k], d})
+	}
+	for _, a := range atts {
+		ak := attemptKey{a.JobID, a.Index, a.Number}
+		k := key{a.Index, h.simAttempt(atts, a)}
+		if _, ok := h.preempted[ak]; ok {
+			asked[k]++ // a request of the attempt, landed or not
+			if d, ok := checkpointTime(a, h.preempted, since, now); ok {
+				note(k, d)
+			}
+		}
+		if d, ok := left[ak]; ok {
+			// Its parts on nodes still up, asked at its loss
+			// (leftTook), after any request before.
+			asked[k]++
+			note(k, d)
+		}
 	}
 	sj.Checkpoints = nil
 	for _, k := range order {

@@ -70,7 +70,7 @@ func TestJobCheckpoints(t *testing.T) {
 				h.moved[attemptKey{1, k[0], k[1]}] = true
 			}
 			sj := scenario.Job{Name: "j1"}
-			h.jobCheckpoints(&sj, c.atts, 40, since, at(1000))
+			h.jobCheckpoints(&sj, c.atts, nil, 40, since, at(1000))
 			if !slices.Equal(sj.Checkpoints, c.want) {
 				t.Errorf("checkpoints = %+v, want %+v", sj.Checkpoints, c.want)
 			}

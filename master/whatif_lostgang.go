@@ -38,3 +38,31 @@ func (h *historyEvents) lostBetween(node string, from, until time.Time) bool {
 	}
 	return false
 }
+
+// leftTook is, for each attempt of job j (atts) whose parts on nodes
+// still up were asked to checkpoint at its loss (savedOnLoss), how long
+// those parts took to end, in whole seconds from the window's start, by
+// the event the master stored when the last of them ended
+// (store.NoteLeftEnded): the simulator holds their slots, and the task,
+// so long (lifecycle's Tasks.Leave). An attempt without that event (the
+// master restarted while they ran, which holds them again as adopted
+// strays, or one stored before the event was) lands at its loss, as the
+// simulator freed them before.
+func (h *historyEvents) leftTook(j store.Job, atts []store.Attempt, since time.Time) map[attemptKey]int64 {
+	var out map[attemptKey]int64
+	sec := func(t time.Time) int64 { return int64(t.Sub(since) / time.Second) }
+	for _, a := range atts {
+		if !h.savedOnLoss(j, atts, a) {
+			continue
+		}
+		if out == nil {
+			out = map[attemptKey]int64{}
+		}
+		k := attemptKey{a.JobID, a.Index, a.Number}
+		out[k] = 0
+		if at, ok := h.leftEnded[k]; ok {
+			out[k] = max(sec(at)-sec(a.EndedAt), 0)
+		}
+	}
+	return out
+}

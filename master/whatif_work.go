@@ -68,6 +68,10 @@ type historyEvents struct {
 	// and others were still starting (the event's PartRan): they ran, as the
 	// master took them, though the store's attempt never ran.
 	partRan map[attemptKey]bool
+	// leftEnded are when the parts of lost gangs' attempts on nodes
+	// still up, asked to checkpoint at the loss, had all ended
+	// (store.CauseLeftEnded: leftTook).
+	leftEnded map[attemptKey]time.Time
 	// exitFailed are the jobs a task of which its exit actions failed
 	// after a preemption (preempted to failed: finish, by
 	// lifecycle.Ending.Decide).
@@ -117,7 +121,8 @@ func (hs *history) events(ctx context.Context, since time.Time) (historyEvents, 
 	h := historyEvents{preempted: map[attemptKey]time.Time{}, afterPass: map[int64]bool{}, changes: map[int64][]jobChange{},
 		moved: map[attemptKey]bool{}, startFailed: map[attemptKey]bool{}, startLost: map[attemptKey]bool{},
 		notRun: map[attemptKey]bool{}, nodeLosses: map[string][]time.Time{}, exitFailed: map[int64]bool{}, partRan: map[attemptKey]bool{},
-		stopped: map[attemptKey]bool{}, stoppedWaiting: map[int64]int{}, killing: map[attemptKey]time.Time{},
+		leftEnded: map[attemptKey]time.Time{},
+		stopped:   map[attemptKey]bool{}, stoppedWaiting: map[int64]int{}, killing: map[attemptKey]time.Time{},
 		limitKilled: map[attemptKey]bool{}, startKilled: map[attemptKey]bool{}, kills: killTimes(evs),
 		agentStopped: map[attemptKey]time.Time{}, requeued: map[int64][]time.Time{}}
 	nevs, err := hs.st.NodeEvents(ctx, store.NodeEventFilter{})
@@ -138,6 +143,8 @@ func (hs *history) events(ctx context.Context, since time.Time) (historyEvents, 
 			h.partRan[attemptKey{e.JobID, e.Index, e.Attempt}] = true
 		}
 		switch {
+		case e.Cause == store.CauseLeftEnded:
+			h.leftEnded[attemptKey{e.JobID, e.Index, e.Attempt}] = e.At
 		case e.Index < 0 && e.From == "" && e.To == string(store.JobQueued) && decided:
 			h.afterPass[e.JobID], decided = true, false
 		case e.Index < 0 && e.From == "" && e.To == string(store.JobQueued):

@@ -370,6 +370,10 @@ func (s *sim) handle(e event) {
 		if o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventLanded, Task: e.ref, Ver: e.ver}); o.Applied {
 			s.landed(e.ref, &o)
 		}
+	case evLeftLanded:
+		if o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventLeftLanded, Task: e.ref, Ver: e.ver}); o.Applied {
+			s.leftLanded(&o)
+		}
 	case evKillEnd:
 		if o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventKillEnded, Task: e.ref, Ver: e.ver}); o.Applied {
 			s.killEnded(e.ref, &o)

@@ -21,6 +21,9 @@ const (
 	evStartFail
 	evEnd        // a task completes or hits its time limit
 	evCheckpoint // a preempted task finished checkpointing
+	// evLeftLanded: the parts of a lost gang on nodes still up ended,
+	// their checkpoint landed (lifecycle's EventLeftLanded, leaving).
+	evLeftLanded
 	// evKillEnd: a kill that took its time (JobSpec.SlowKills) ends its
 	// attempt, its agent's report of the end an exit's as an end's is.
 	evKillEnd

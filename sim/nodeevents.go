@@ -109,4 +109,29 @@ func (s *sim) lost(o *lifecycle.Outcome) {
 			s.touch(ji)
 		}
 	}
+	s.leaving(o.Leaving)
+}
+
+// leaving promises the landing of each record a node's loss left
+// holding a lost gang's parts on nodes still up (lifecycle's
+// Outcome.Leaving), after the checkpoint time of the attempt the loss
+// ended, as a preemption's (checkpointCost: the export gives it the time
+// those parts took live to end): they hold their slots, and the task
+// waits, until then.
+func (s *sim) leaving(tis []int32) {
+	for _, li := range tis {
+		t := s.c.Tasks.At(li)
+		cost := s.checkpointCost(t)
+		s.c.Tasks.Stopping(li, s.now, cost)
+		s.q.push(event{at: s.now + cost, kind: evLeftLanded, ref: li, ver: t.Ver})
+	}
+}
+
+// leftLanded reacts to the landing of a lost gang's parts on nodes still
+// up (leaving): their slots are free and the task waits again.
+func (s *sim) leftLanded(o *lifecycle.Outcome) {
+	for _, f := range o.Freed {
+		s.freed(f.Task, f.Slots, f.From)
+	}
+	s.touch(o.Job)
 }

@@ -437,3 +437,7 @@ func (s *sqlStore) RecordPartExits(ctx context.Context, job int64, index, attemp
 	err = s.Update(ctx, func(tx Tx) error { out, err = tx.RecordPartExits(ctx, job, index, attempt, parts); return err })
 	return out, err
 }
+
+func (s *sqlStore) NoteLeftEnded(ctx context.Context, job int64, index, attempt int, at time.Time, note string) error {
+	return s.Update(ctx, func(tx Tx) error { return tx.NoteLeftEnded(ctx, job, index, attempt, at, note) })
+}

@@ -124,6 +124,10 @@ type Writer interface {
 	// reported it had ended before (LostExit), with its usage records cut
 	// at that exit, which it returns.
 	NoteLostExit(ctx context.Context, l LostExit) ([]UsageTrim, error)
+	// NoteLeftEnded records, as an event of a lost attempt, that its
+	// parts left running on nodes still up, asked to checkpoint, have
+	// all ended at at.
+	NoteLeftEnded(ctx context.Context, job int64, index, attempt int, at time.Time, note string) error
 
 	// UpsertNode registers a node or replaces its pool, labels and GPUs;
 	// it is then up, with a heartbeat at n.HeartbeatAt. A node that was

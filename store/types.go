@@ -345,6 +345,10 @@ const (
 	// preempting) because a user requeued its job (allot job requeue):
 	// no pass asked it, and it counts against no preemption budget.
 	CauseRequeued Cause = "requeued"
+	// CauseLeftEnded marks the event (lost → lost) that the parts of a
+	// lost gang's attempt on nodes still up, asked to checkpoint, have
+	// all ended (NoteLeftEnded).
+	CauseLeftEnded Cause = "left_ended"
 )
 
 // NodeEvent is a change of a node's state: lost, or up again (From ""

@@ -43,6 +43,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"AmendLostEndJobEnd", testAmendLostEndJobEnd},
 		{"RecordPartExits", testRecordPartExits},
 		{"NoteLostExit", testNoteLostExit},
+		{"NoteLeftEnded", testNoteLeftEnded},
 		{"ListJobsFilters", testListJobs},
 		{"ListJobsSinceOutOfOrder", testJobsSinceOutOfOrder},
 		{"EventsOfOneUpdateInOrder", testEventsOfOneUpdateInOrder},
