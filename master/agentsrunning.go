@@ -7,6 +7,7 @@ import (
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/store"
 )
 
 // queued reports whether c is in node n's queue already (a restarted
@@ -85,11 +86,14 @@ func registeredRunning(ctx context.Context, ag *agents, n *mnode, reg api.Regist
 func listedRunning(ctx context.Context, ag *agents, id agent.TaskID, node string) error {
 	t := ag.lookup(id)
 	p := t.part(node)
-	if p.state != partStarting || p.exitSaid {
+	if p.state == partExited || p.exitSaid || t.rec.State != store.TaskStarting && p.state == partRunning {
 		return nil
 	}
-	p.state = partRunning
+	// Also when the part was taken to run already: a store write that
+	// failed left the attempt starting, and the next listing tries again.
+	// Touched first, so that a batch undone puts the part back too.
 	ag.m.batches.touch(t.job)
+	p.state = partRunning
 	return ag.maybeRunning(ctx, t)
 }
 
