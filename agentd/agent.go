@@ -193,6 +193,7 @@ type Agent struct {
 	fence  fenceState  // fence.go
 	limits limitState  // timelimit.go
 	disown disownState // disown.go
+	defers deferState  // deferstart.go
 }
 
 // attempt is one attempt the agent started and has not reported ended.

@@ -92,6 +92,9 @@ func (a *Agent) start(c api.Command) {
 		log.Debug("repeated start ignored", "running", running)
 		return
 	}
+	if (deferrer{a}).hold(c) {
+		return // it starts once the attempts being stopped on its GPUs have exited
+	}
 	if err := a.prepare(&spec); err != nil {
 		log.Error("cannot start the attempt", "err", err)
 		a.finish(api.Report{Task: id, Event: api.EventExited, Outcome: string(agent.OutcomeFailed),
@@ -156,8 +159,9 @@ func (a *Agent) gpuList() string {
 	return strings.Join(idx, ",")
 }
 
-// warnSharedGPUs logs a start onto GPUs that a running attempt holds. It
-// is the master's call (a preempted attempt may still be checkpointing),
+// warnSharedGPUs logs a start onto GPUs that a running attempt holds,
+// one the master did not ask to stop (a start that meets one being
+// stopped waits for its exit: deferstart.go). It is the master's call,
 // so the agent complies, but the overlap is worth a line in the log.
 func (a *Agent) warnSharedGPUs(spec agent.TaskSpec) {
 	a.mu.Lock()
@@ -184,6 +188,11 @@ func (a *Agent) stop(c api.Command) {
 	switch {
 	case done:
 		log.Debug("attempt already ended and reported")
+		return
+	case !running && (deferrer{a}).drop(id):
+		log.Info("deferred start dropped: the attempt was stopped before it started; reporting it killed")
+		a.finish(api.Report{Task: id, Event: api.EventExited, Outcome: string(agent.OutcomeKilled),
+			Error: "stopped before it started (its start waited for the GPUs)", At: time.Now().UTC()})
 		return
 	case !running:
 		log.Warn("attempt is not running here; reporting it killed")
@@ -235,8 +244,18 @@ func (a *Agent) watch(att *attempt) {
 	id := att.spec.ID()
 	a.mu.Lock()
 	att.exited = true
+	waiting := len(a.defers.starts) > 0
+	if waiting {
+		a.watchers.Add(1)
+	}
 	a.mu.Unlock()
 	a.persist()
+	if waiting {
+		go func() { // it takes execMu, which a command being executed holds
+			defer a.watchers.Done()
+			(deferrer{a}).release()
+		}()
+	}
 	a.log.Info("attempt ended", "task", id.String(), "outcome", res.Outcome, "exit_code", res.ExitCode, "signal", res.Signal)
 
 	// Run cancels stopCtx only once the final delivery is over, so the

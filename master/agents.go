@@ -245,7 +245,12 @@ func (ag *agents) syncReports(ctx context.Context, n *mnode, s api.Sync) (int64,
 				return n.acked, err
 			}
 			ag.m.batches.send(n, c)
-		} else if c, ok := stopAgain(ag.lookup(id), n.rec.Name, now, stopResend); ok {
+			continue
+		}
+		if err := listedRunning(ctx, ag, id, n.rec.Name); err != nil {
+			return n.acked, err
+		}
+		if c, ok := stopAgain(ag.lookup(id), n.rec.Name, now, stopResend); ok {
 			ag.m.batches.send(n, c)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/store"
 )
 
 // queued reports whether c is in node n's queue already (a restarted
@@ -60,11 +61,40 @@ func registeredRunning(ctx context.Context, ag *agents, n *mnode, reg api.Regist
 			}
 			cmds = append(cmds, c)
 			strays++
-		} else if c, ok := stopAgain(ag.lookup(id), n.rec.Name, now, 0); ok && !queued(n, c) {
+			continue
+		}
+		if err := listedRunning(ctx, ag, id, n.rec.Name); err != nil {
+			return nil, 0, err
+		}
+		if c, ok := stopAgain(ag.lookup(id), n.rec.Name, now, 0); ok && !queued(n, c) {
 			cmds = append(cmds, c) // a new agent process may never have had it
 		}
 	}
 	return cmds, strays, nil
+}
+
+// listedRunning takes an agent's running list (a registration's or a
+// sync's) that names attempt id, which the master places on node, as
+// that part's running report: its process runs. A gang's attempt thus
+// becomes running once every part is listed or reported running
+// (maybeRunning), as a one-node attempt does. Without it, a restarted
+// master that restored a starting gang kept it starting for good when
+// the running report of a part had been acknowledged before the restart
+// and so was never sent again (trial 2026-11-29c C11); a part known
+// running also makes the attempt one that ran (reportedRun) when
+// another node's agent does not run it. Callers checked heardRunning.
+func listedRunning(ctx context.Context, ag *agents, id agent.TaskID, node string) error {
+	t := ag.lookup(id)
+	p := t.part(node)
+	if p.state == partExited || p.exitSaid || t.rec.State != store.TaskStarting && p.state == partRunning {
+		return nil
+	}
+	// Also when the part was taken to run already: a store write that
+	// failed left the attempt starting, and the next listing tries again.
+	// Touched first, so that a batch undone puts the part back too.
+	ag.m.batches.touch(t.job)
+	p.state = partRunning
+	return ag.maybeRunning(ctx, t)
 }
 
 // checkExited checks a registration's exited attempts: each a task ID,
