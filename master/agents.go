@@ -180,9 +180,9 @@ func (ag *agents) lookup(id agent.TaskID) *mtask {
 	return t
 }
 
-// runsOn reports whether the master expects attempt id to run on node.
-func (ag *agents) runsOn(id agent.TaskID, node string) bool {
-	t := ag.lookup(id)
+// runsOn reports whether the master expects t's open attempt to run on
+// node; false for a nil t (an attempt lookup did not find).
+func (t *mtask) runsOn(node string) bool {
 	if t == nil {
 		return false
 	}

@@ -247,7 +247,7 @@ func (d *replayDriver) ended(ag *mastertest.Agent) bool {
 	defer d.h.m.mu.Unlock()
 	all := true
 	for _, id := range ag.Running() {
-		if d.h.m.agents.runsOn(id, ag.Name) {
+		if d.h.m.agents.lookup(id).runsOn(ag.Name) {
 			all = false
 		} else if a := d.att[id]; a != nil {
 			a.exited = true

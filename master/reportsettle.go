@@ -94,7 +94,7 @@ func (w *reportWait) holds(ag *agents, now time.Time) bool {
 			continue
 		}
 		for _, id := range ids {
-			if ag.runsOn(id, node) {
+			if ag.lookup(id).runsOn(node) {
 				return true
 			}
 		}

@@ -54,7 +54,7 @@ func (ag *agents) reshaped(n *mnode, was store.Node, wasPool string, running []a
 	// sync; only those it still runs go on.
 	runs := 0
 	for _, id := range running {
-		if ag.runsOn(id, now.Name) {
+		if ag.lookup(id).runsOn(now.Name) {
 			runs++
 		}
 	}

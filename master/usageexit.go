@@ -39,7 +39,7 @@ import (
 // node (runsOn), as an agent's running list names it at at, and notes
 // then that the attempt ran until at.
 func (ag *agents) heardRunning(id agent.TaskID, node string, at time.Time) bool {
-	if !ag.runsOn(id, node) {
+	if !ag.lookup(id).runsOn(node) {
 		return false
 	}
 	if ag.lookup(id).part(node).exitSaid {
