@@ -24,6 +24,8 @@ type submitFlags struct {
 	gpus gpuFlags
 	// wrap is sbatch's --wrap: a job of this command, no job file.
 	wrap string
+	// priorityClass overrides the file's priority (submitprio.go).
+	priorityClass string
 }
 
 // override puts the flags given over the job's fields, and returns the
@@ -90,8 +92,13 @@ max_slots.
 
 --wrap COMMAND, as sbatch's, submits a job of that command without a job
 file: a command job named wrap, on 1 GPU, in the default pool and project,
-its output kept by the master (allot job logs ID); -G, -t, -J, -p, -A and
--q set the rest, as over a file's.`,
+its output kept by the master (allot job logs ID); -G, -t, -J, -p, -A,
+-q and --priority-class set the rest, as over a file's.
+
+--priority-class HIGH, NORMAL or LOW replaces the file's resources.priority
+and priority_class with the class's priority. A job that names none is
+NORMAL (42), or, for a member of a project whose max_priority_class is
+LOW, LOW.`,
 		Example: `  allot submit train.yaml
   id=$(allot submit sweep.yaml) && allot job logs "$id" -f
   allot submit --allow-infeasible big.yaml   # waits for nodes yet to join
@@ -131,9 +138,10 @@ func (f *submitFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.name, "name", "J", "", "the job's name, over the job file's name: (sbatch -J)")
 	cmd.Flags().StringVarP(&f.qos, "qos", "q", "", "the job's QOS level, over the job file's resources.qos: (sbatch -q)")
 	cmd.Flags().StringVar(&f.wrap, "wrap", "",
-		"submit a job of this command, without a job file (sbatch --wrap); -G, -t, -J, -p, -A and -q set the rest")
+		"submit a job of this command, without a job file (sbatch --wrap); -G, -t, -J, -p, -A, -q and --priority-class set the rest")
 	cmd.Flags().StringVarP(&f.timeLimit, "time", "t", "",
 		"the time limit per task, over the job file's resources.time_limit, with its unit (90m, 2h) or Slurm's form (1-00:00:00); 0 for none (sbatch -t)")
+	f.registerPriorityClass(cmd)
 	f.gpus.register(cmd)
 	f.out.register(cmd)
 }
@@ -162,6 +170,9 @@ func runSubmit(cmd *cobra.Command, path string, f *submitFlags) error {
 	if err := f.gpus.override(cmd, job, flags); err != nil {
 		return err
 	}
+	if err := f.overridePriority(cmd, job, flags); err != nil {
+		return err
+	}
 	if n, ok := flags["name"]; ok && strings.TrimSpace(job.Name) == "" {
 		return usageErrorf("%s: expected a name, got %q", n, job.Name)
 	}
@@ -171,6 +182,9 @@ func runSubmit(cmd *cobra.Command, path string, f *submitFlags) error {
 	spec, err := json.Marshal(job)
 	if err != nil {
 		return fmt.Errorf("encode the job spec: %w", err)
+	}
+	if spec, err = leaveDefaultPriority(spec, data, flags); err != nil {
+		return err
 	}
 	c, err := newClient(cmd)
 	if err != nil {

@@ -20,6 +20,18 @@ import (
 // hold's end), so each heartbeat is written at a moment from which the
 // node's agent timeout has not begun to count.
 
+// syncWriteGrace is how far past the hold's end the deadline of its
+// writes lies. Go's HTTP/2 server resets a stream (RST_STREAM
+// INTERNAL_ERROR) the moment its write deadline passes, with no write
+// under way and whatever deadline is set after, so a deadline at the
+// hold's very end raced the hold's own timer, and the agent lost the
+// reply of most full holds over HTTPS (trial 29c C8). Past the end by the
+// grace, only a write stalled that long (a peer that reads nothing) is
+// cut off; it keeps its node from being counted silent for the grace at
+// most, the safe side of the agent's fence, which counts from the last
+// byte the agent read.
+const syncWriteGrace = 5 * time.Second
+
 // maxSyncHeartbeat is the longest interval between heartbeats: what the
 // fence loses, at most, to a master that dies between two of them.
 var maxSyncHeartbeat = time.Second // a variable for tests
@@ -50,8 +62,10 @@ func newSyncStream(w http.ResponseWriter, r *http.Request) *syncStream {
 // hold waits until wait has passed, wake is closed or ctx is done,
 // sending heartbeats meanwhile when they were asked for. A heartbeat
 // that cannot be written (the agent is gone) ends the hold. Each write
-// must be done by the hold's end, so that a stalled connection does not
-// keep the sync held, and its node from being counted silent, past it.
+// must be done by the hold's end and syncWriteGrace, so that a stalled
+// connection does not keep the sync held, and its node from being counted
+// silent, much past it; before that deadline can pass, the hold returns
+// and the reply gets the server's own write timeout.
 func (st *syncStream) hold(ctx context.Context, wait time.Duration, wake <-chan struct{}) {
 	end := time.Now().Add(wait)
 	t := time.NewTimer(wait)
@@ -94,10 +108,10 @@ func (st *syncStream) begin(rc *http.ResponseController, end time.Time) error {
 	return st.write(rc, end, nil)
 }
 
-// write sends p at once, by end. A writer that cannot flush or take a
+// write sends p at once, by end and syncWriteGrace. A writer that cannot flush or take a
 // deadline (a test's recorder) is written to all the same.
 func (st *syncStream) write(rc *http.ResponseController, end time.Time, p []byte) error {
-	if err := rc.SetWriteDeadline(end); err != nil && !errors.Is(err, http.ErrNotSupported) {
+	if err := rc.SetWriteDeadline(end.Add(syncWriteGrace)); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		return err
 	}
 	if _, err := st.w.Write(p); err != nil {

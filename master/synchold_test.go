@@ -3,6 +3,7 @@ package master
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"testing"
@@ -75,6 +76,7 @@ func TestSyncHeartbeats(t *testing.T) {
 // heldRaw is what heldSync saw of a sync's answer.
 type heldRaw struct {
 	code      int
+	proto     int           // HTTP's major version: 2 over HTTPS
 	heartbeat string        // the reply's api.SyncHeartbeatHeader
 	headers   time.Duration // after the request, when the headers came
 	done      time.Duration // and when the body was read
@@ -86,12 +88,23 @@ type heldRaw struct {
 // once the headers came or the hold is half over, whichever is first.
 func (h *harness) heldSync(name string, waitS int, ask bool, during func()) heldRaw {
 	h.t.Helper()
+	r, err := h.heldSyncOn(h.srv.URL, http.DefaultClient, name, waitS, ask, during)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return r
+}
+
+// heldSyncOn is heldSync sent to the master at base with hc; it returns
+// the error of sending the sync or of reading its reply.
+func (h *harness) heldSyncOn(base string, hc *http.Client, name string, waitS int, ask bool, during func()) (heldRaw, error) {
+	h.t.Helper()
 	path := "/api/v1/agents/" + name + "/sync"
 	body, err := json.Marshal(api.Sync{WaitS: waitS})
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	req, err := http.NewRequestWithContext(h.ctx, http.MethodPost, h.srv.URL+path, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(h.ctx, http.MethodPost, base+path, bytes.NewReader(body))
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -102,18 +115,19 @@ func (h *harness) heldSync(name string, waitS int, ask bool, during func()) held
 	}
 	start := time.Now()
 	half := time.AfterFunc(time.Duration(waitS)*time.Second/2, during)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
-		h.t.Fatal(err)
+		half.Stop()
+		return heldRaw{}, err
 	}
 	defer resp.Body.Close()
-	r := heldRaw{code: resp.StatusCode, heartbeat: resp.Header.Get(api.SyncHeartbeatHeader), headers: time.Since(start)}
+	r := heldRaw{code: resp.StatusCode, proto: resp.ProtoMajor, heartbeat: resp.Header.Get(api.SyncHeartbeatHeader), headers: time.Since(start)}
 	if half.Stop() {
 		during()
 	}
 	if r.body, err = io.ReadAll(resp.Body); err != nil {
-		h.t.Fatal(err)
+		return r, fmt.Errorf("reading the reply of a sync held %ds (HTTP/%d): %w", waitS, r.proto, err)
 	}
 	r.done = time.Since(start)
-	return r
+	return r, nil
 }

@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/allot-sched/allot/jobfile"
+)
+
+// priorityClasses are --priority-class's values, most important first.
+var priorityClasses = []string{string(jobfile.ClassHigh), string(jobfile.ClassNormal), string(jobfile.ClassLow)}
+
+// registerPriorityClass declares submit's --priority-class on cmd.
+func (f *submitFlags) registerPriorityClass(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.priorityClass, "priority-class", "",
+		"the job's priority class, HIGH, NORMAL or LOW, over the job file's resources.priority and priority_class")
+	_ = cmd.RegisterFlagCompletionFunc("priority-class",
+		cobra.FixedCompletions(priorityClasses, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// overridePriority puts --priority-class over the job's priority, and
+// says in flags that it set resources.priority_class.
+func (f *submitFlags) overridePriority(cmd *cobra.Command, job *jobfile.Job, flags map[string]string) error {
+	if !cmd.Flags().Changed("priority-class") {
+		return nil
+	}
+	class := jobfile.PriorityClass(strings.ToUpper(strings.TrimSpace(f.priorityClass)))
+	if class.Priority() == 0 {
+		return usageErrorf("--priority-class: expected one of %s, got %q", strings.Join(priorityClasses, ", "), f.priorityClass)
+	}
+	job.Resources.Priority, job.Resources.PriorityClass = class.Priority(), class
+	if class == jobfile.ClassLow {
+		job.Resources.Preemptible = true // LOW work always is
+	}
+	// The master names either field, as the job sent has both.
+	flags["resources.priority_class"] = "--priority-class"
+	flags["resources.priority"] = "--priority-class"
+	return nil
+}
+
+// leaveDefaultPriority drops the default priority from spec, the job as
+// sent, when neither the job file (data) nor a flag named one, so that
+// the master knows that the job names none and gives it its project's
+// max_priority_class when that is below the default (trial 2026-11-29c
+// C9). A master that does not know this defaults it to 42, as before.
+func leaveDefaultPriority(spec, data []byte, flags map[string]string) ([]byte, error) {
+	if _, ok := flags["resources.priority_class"]; ok || namesPriority(data) {
+		return spec, nil
+	}
+	var file map[string]json.RawMessage
+	if err := json.Unmarshal(spec, &file); err != nil {
+		return nil, fmt.Errorf("encode the job spec: %w", err)
+	}
+	var res map[string]json.RawMessage
+	if err := json.Unmarshal(file["resources"], &res); err != nil {
+		return nil, fmt.Errorf("encode the job spec: %w", err)
+	}
+	delete(res, "priority")
+	delete(res, "priority_class")
+	var err error
+	if file["resources"], err = json.Marshal(res); err != nil {
+		return nil, fmt.Errorf("encode the job spec: %w", err)
+	}
+	return json.Marshal(file)
+}
+
+// namesPriority says whether the job file data (YAML or JSON) names a
+// priority or priority class; one that cannot be read as a map says yes,
+// which sends the job as parsed.
+func namesPriority(data []byte) bool {
+	var file struct {
+		Resources map[string]any `yaml:"resources"`
+	}
+	if yaml.Unmarshal(data, &file) != nil {
+		return true
+	}
+	_, p := file.Resources["priority"]
+	_, c := file.Resources["priority_class"]
+	return p || c
+}
