@@ -30,8 +30,9 @@ func newJobRequeueCmd() *cobra.Command {
 stop exactly as a preemption asks (SIGTERM and the preempt file, with
 its pool's grace before SIGKILL), then waits in the queue again and
 resumes from its checkpoint: its CHECKPOINT_ROOT/JOB/TASK directory is
-the same (a task that wrote none there starts from the beginning). The job keeps its ID, job file and submission time. Use it to
-move a job off a sick node, or to make room for other work.
+the same (a task that wrote none there starts from the beginning). The
+job keeps its ID, job file and submission time. Use it to move a job
+off a sick node, or to make room for other work.
 
 With --hold the job is also held at once (allot job hold): once its
 tasks have checkpointed they wait until allot job release ID, which is
