@@ -39,20 +39,13 @@ func (b *nodeBook) upParts(ns []sched.NodeSlots) []sched.NodeSlots {
 // number and reschedules; ti keeps the rest, which its loss frees. It
 // returns the record's slot.
 func (ts *Tasks) Leave(ti int32, up []sched.NodeSlots, now int64) int32 {
-	li := ts.alloc() // may grow the table: take pointers after it
+	li := ts.drainRecord(ti, up, true, true)
 	t, o := &ts.all[ti], &ts.all[li]
-	o.Job, o.ID, o.Retries, o.Record = t.Job, t.ID, t.Retries, -1
+	o.Retries = t.Retries
 	o.Attempt = t.Attempt
 	o.Ask(now, 0) // the driver promises its landing (Stopping)
 	o.Work, o.Lost = t.Work, 0
-	o.Nodes = append(o.Nodes[:0], up...)
-	o.Ver++
-	o.Moving, o.Left, o.Unanswered, o.ExitBefore, o.KillAfter = true, true, false, 0, 0
-	o.Stop.Clear()
-	o.Unreserve()
-	o.Drain = -1
-	ts.set(li, TaskPreempting, true)
-	ts.running = append(ts.running, li)
+	o.ExitBefore, o.KillAfter = 0, 0
 	t.Nodes = slices.DeleteFunc(t.Nodes, func(x sched.NodeSlots) bool { return slices.Contains(up, x) })
 	return li
 }

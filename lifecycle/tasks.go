@@ -384,22 +384,14 @@ func (ts *Tasks) Replace(ti int32, kind Replace, nodes []sched.NodeSlots, now in
 	placed, drained := ts.all[ti].Split(&h, nodes, ts.scratch)
 	ts.scratch = drained.Nodes // copied into the drain record below
 	if len(drained.Nodes) > 0 {
-		r.Drain = ts.alloc() // may grow the table: take pointers after it
-		t, o := &ts.all[ti], &ts.all[r.Drain]
-		o.Job, o.ID, o.Record, o.Work = t.Job, t.ID, -1, 0
+		r.Drain = ts.drainRecord(ti, drained.Nodes, drained.Moving, false)
+		o := &ts.all[r.Drain]
+		o.Work = 0
 		// The drain record continues the attempt as it was before the
 		// re-placement, asked to stop now (its own promise: Stopping).
 		o.Attempt.Launch(drained.From, drained.Backfilled)
 		o.Continue(drained.Start)
 		o.Ask(now, 0)
-		o.Nodes = append(o.Nodes[:0], drained.Nodes...)
-		o.Ver++
-		o.Moving, o.Left = drained.Moving, false
-		o.Stop.Clear()
-		ts.set(r.Drain, TaskPreempting, true)
-		o.Unreserve()
-		o.Drain, o.Unanswered = -1, false
-		ts.running = append(ts.running, r.Drain)
 	}
 	t := &ts.all[ti]
 	r.Lost = t.checkpoint(now, sh)
@@ -412,6 +404,28 @@ func (ts *Tasks) Replace(ti int32, kind Replace, nodes []sched.NodeSlots, now in
 	t.Drain = r.Drain
 	t.Ver++ // the end promised for the old placement no longer applies
 	return r
+}
+
+// drainRecord takes a record of its own for a placement of task ti's
+// that drains: nodes, held preempting and doing no work until the
+// driver's promised landing frees it (a moved or resized task's old
+// part, Replace; a lost gang's parts on nodes up, Leave). The caller
+// sets what of ti's attempt it continues, and asks it to stop. It
+// returns the record's slot; it may grow the table, so pointers are
+// taken after it.
+func (ts *Tasks) drainRecord(ti int32, nodes []sched.NodeSlots, moving, left bool) int32 {
+	di := ts.alloc()
+	t, o := &ts.all[ti], &ts.all[di]
+	o.Job, o.ID, o.Record = t.Job, t.ID, -1
+	o.Nodes = append(o.Nodes[:0], nodes...)
+	o.Ver++
+	o.Moving, o.Left, o.Unanswered = moving, left, false
+	o.Stop.Clear()
+	o.Unreserve()
+	o.Drain = -1
+	ts.set(di, TaskPreempting, true)
+	ts.running = append(ts.running, di)
+	return di
 }
 
 // Resume restarts Replacing task ti on its new placement at now, when its
