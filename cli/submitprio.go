@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/allot-sched/allot/jobfile"
 )
@@ -48,7 +47,7 @@ func (f *submitFlags) overridePriority(cmd *cobra.Command, job *jobfile.Job, fla
 // max_priority_class when that is below the default (trial 2026-11-29c
 // C9). A master that does not know this defaults it to 42, as before.
 func leaveDefaultPriority(spec, data []byte, flags map[string]string) ([]byte, error) {
-	if _, ok := flags["resources.priority_class"]; ok || namesPriority(data) {
+	if _, ok := flags["resources.priority_class"]; ok || jobfile.HasField(data, "resources.priority") || jobfile.HasField(data, "resources.priority_class") {
 		return spec, nil
 	}
 	var file map[string]json.RawMessage
@@ -66,19 +65,4 @@ func leaveDefaultPriority(spec, data []byte, flags map[string]string) ([]byte, e
 		return nil, fmt.Errorf("encode the job spec: %w", err)
 	}
 	return json.Marshal(file)
-}
-
-// namesPriority says whether the job file data (YAML or JSON) names a
-// priority or priority class; one that cannot be read as a map says yes,
-// which sends the job as parsed.
-func namesPriority(data []byte) bool {
-	var file struct {
-		Resources map[string]any `yaml:"resources"`
-	}
-	if yaml.Unmarshal(data, &file) != nil {
-		return true
-	}
-	_, p := file.Resources["priority"]
-	_, c := file.Resources["priority_class"]
-	return p || c
 }
