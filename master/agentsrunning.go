@@ -38,7 +38,7 @@ func registeredRunning(ctx context.Context, ag *agents, n *mnode, reg api.Regist
 	for _, id := range reg.Exited {
 		exited[id] = true
 	}
-	ag.strays.releaseStrays(n, runs)
+	ag.strays.releaseStrays(n, runs, exited)
 	n.reconcile = map[agent.TaskID]bool{}
 	for _, t := range ag.m.tasksOn(n.rec.Name) {
 		p := t.part(n.rec.Name)

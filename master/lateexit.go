@@ -58,6 +58,7 @@ type lateExits struct {
 // lateExit applies an agent's report of the exit of attempt r.Task that
 // the master no longer holds open. Callers hold mu.
 func (ag lateExits) lateExit(ctx context.Context, n *mnode, r api.Report) error {
+	ag.m.agents.strays.leftExit(n, r) // a lost gang's part that ended while no master heard (lostgangend.go)
 	part, ok := partExitOf(n.rec.Name, r)
 	if !ok {
 		return ag.noteLost(ctx, n, r) // preempted or killed: no end of its task (lostnote.go)

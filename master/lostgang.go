@@ -1,13 +1,8 @@
 package master
 
 import (
-	"context"
-	"errors"
-	"strconv"
-
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
-	"github.com/allot-sched/allot/store"
 )
 
 // A gang that loses one of its nodes (trial 2026-11-29b B18). The master
@@ -27,13 +22,29 @@ import (
 // the checkpoint the healthy ranks wrote, and no two attempts write one
 // checkpoint at once. A task that fails by the loss (its job is not
 // preemptible) has nothing to resume: its parts are killed, as before.
-// The hold lives in memory, as a stray's: a restarted master finds the
-// parts in the agents' running lists and holds them again (stray). When
-// the last of them has ended, the store records it (an event of the
-// attempt, store.NoteLeftEnded) before the hold is let go of, so that
-// the what-if export gives the simulator, which holds those parts' slots
-// and the task as well (lifecycle's Tasks.Leave), the time they took
-// (leftTook).
+// When the last of them has ended, the store records it (an event of
+// the attempt, store.NoteLeftEnded) before the hold is let go of, so
+// that the what-if export gives the simulator, which holds those parts'
+// slots and the task as well (lifecycle's Tasks.Leave), the time they
+// took (leftTook).
+//
+// The hold lives in memory, as a stray's, but the attempt is in the
+// store (ended lost, its task waiting to resume, no left_ended event),
+// so a restarted master follows it again (restoreLefts, lostgangend.go)
+// and records that end exactly as it would have without the restart:
+// a part its agent lists running at its registration is held again as
+// a lost gang's (stray), a part that ended while the master was down
+// ends at the exit its agent reports (listed exited, its report to
+// come), else at the registration that lists it no more (when the
+// master learnt of it), and a part whose node is lost, left or deleted
+// first ends at that loss. The part held again gets a fresh grace from
+// the registration, the master's kill after it included: the store
+// does not say whether, or when, the first request reached the agent
+// (it may have been queued for a sync that never came), and counting
+// from the loss could kill, before it checkpoints, a part that never
+// had it; an agent that had it keeps its first deadline (agent.Task's
+// Preempt: a second changes nothing), so the part itself ends as it
+// would have.
 
 // leftParts are the parts of t's open attempt that may still run on
 // nodes that are up: those a loss leaves running.
@@ -50,28 +61,45 @@ func (ag *agents) leftParts(t *mtask) []*mpart {
 // stopLeft stops the parts of t's attempt, which the master is ending on
 // no agent's word, that run on nodes up (leftParts), once that end is
 // durable: a kill at once, or, with checkpoint, the pool's checkpoint
-// request, each part held until it ends (strayBook.holdLeft). A node up
-// whose agent has not registered with this master (restarted) gets
-// nothing now: its registration lists the part, which the master then
-// stops by the same rule (stray). Callers hold mu, and call it before
-// the attempt's end changes t.
+// request, each part held until it ends (strayBook.holdLeft), their
+// attempt followed until the last has (leftWait). A node up whose agent
+// has not registered with this master (restarted) gets nothing now: its
+// registration lists the part, which the master then holds by the same
+// rule (stray), or does not (registeredLefts). Callers hold mu, and call
+// it before the attempt's end changes t.
 func (ag *agents) stopLeft(t *mtask, checkpoint bool) {
 	id := t.id()
+	type ask struct {
+		n    *mnode
+		gpus []int
+	}
+	var asks []ask
+	var unheard []*mpart
 	for _, p := range ag.leftParts(t) {
 		n := ag.m.nodes[p.node]
-		if !n.registered {
-			continue
-		}
-		if !checkpoint {
+		switch {
+		case !n.registered && checkpoint:
+			unheard = append(unheard, p)
+		case !n.registered:
+		case !checkpoint:
 			ag.m.batches.send(n, api.Command{Type: api.CommandKill, Task: id})
-			continue
+		default:
+			gpus := make([]int, 0, len(p.gpus))
+			for _, g := range p.gpus {
+				gpus = append(gpus, g.Index)
+			}
+			asks = append(asks, ask{n, gpus})
 		}
-		gpus := make([]int, 0, len(p.gpus))
-		for _, g := range p.gpus {
-			gpus = append(gpus, g.Index)
-		}
-		ag.m.batches.later(func() { ag.strays.holdLeft(n, t, id, gpus) })
 	}
+	if len(asks) == 0 && len(unheard) == 0 {
+		return
+	}
+	ag.m.batches.later(func() {
+		ag.strays.waitLeft(t, id, ag.m.now(), unheard)
+		for _, a := range asks {
+			ag.strays.holdLeft(a.n, t, id, a.gpus)
+		}
+	})
 }
 
 // holdLeft asks the part on node n of attempt id of task t, which the
@@ -85,39 +113,4 @@ func (sb *strayBook) holdLeft(n *mnode, t *mtask, id agent.TaskID, gpus []int) {
 	sb.m.log.Warn("asking the part of a lost gang on a node still up to checkpoint; "+
 		"its GPUs and its task wait for its end", "node", n.rec.Name, "task", id.String(), "gpus", gpus, "grace", grace)
 	n.send(h.stop(id, grace))
-}
-
-// lastLeft says whether key is the last part of its attempt held as a
-// lost gang's part on a node up (holdLeft).
-func (sb *strayBook) lastLeft(key strayKey) bool {
-	for k, h := range sb.holds {
-		if k != key && k.id == key.id && h.left {
-			return false
-		}
-	}
-	return true
-}
-
-// leftEnded records that the parts of key's attempt left running on
-// nodes up (holdLeft) have ended, now, their last, key's, on key.node
-// (store.NoteLeftEnded), and reports whether the hold may be let go of:
-// not when the store failed (the next sync or check tries again). An
-// attempt the store does not have ended lost, or has no more, is let go
-// of with a warning. Callers hold mu.
-func (sb *strayBook) leftEnded(key strayKey, h *strayHold) bool {
-	jid, err := strconv.ParseInt(key.id.JobID, 10, 64)
-	if err != nil {
-		return true
-	}
-	note := "its parts on nodes still up, asked to checkpoint at its loss, have ended (the last on node " + key.node + ")"
-	err = sb.m.batches.w().NoteLeftEnded(context.Background(), jid, key.id.TaskIndex, key.id.Attempt, sb.m.now(), note)
-	switch {
-	case errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound):
-		sb.m.log.Warn("end of a lost gang's parts not recorded", "task", key.id.String(), "err", err)
-	case err != nil:
-		sb.m.log.Error("recording the end of a lost gang's parts", "task", key.id.String(), "err", err)
-		return false
-	}
-	h.noted = true
-	return true
 }

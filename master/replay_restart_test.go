@@ -63,6 +63,20 @@ func restartCases() []replayCase {
 				{name: "h", slots: size, submit: 100, run: 100, extra: `, "priority": 10`},
 			}})
 	}
+	// A restart while a lost gang's part on n1 checkpoints (from 100, the
+	// loss of n2, to 120 or 107.5): the restarted master holds it again
+	// and records its end (left_ended, master/lostgangend.go), which the
+	// simulator holds g and n1 until (leftTook).
+	for _, c := range replayCases() {
+		switch c.name {
+		case "priority-node-loss-gang-checkpoints-slow":
+			c.name, c.restarts = c.name+"-restart", []float64{110}
+			out = append(out, c)
+		case "fifo-node-loss-gang-checkpoints-slow":
+			c.name, c.restarts = c.name+"-restart", []float64{105}
+			out = append(out, c)
+		}
+	}
 	always := map[string]bool{"random13-conservative": true, "random14-quota": true, "random14-priority": true,
 		"random38-fair-share": true, "backfill-move-limits": true, "priority-node-loss": true}
 	var cases []replayCase

@@ -68,6 +68,9 @@ func (r *restorer) restore(ctx context.Context) error {
 	if err := r.restorePlaces(ctx); err != nil {
 		return err
 	}
+	if err := r.restoreLefts(ctx); err != nil { // lostgangend.go
+		return err
+	}
 	for _, j := range m.jobs {
 		if err := m.settleJob(ctx, j); err != nil {
 			return err

@@ -18,6 +18,9 @@ import (
 type strayBook struct {
 	server
 	holds map[strayKey]*strayHold
+	// lefts are the lost gangs' attempts whose parts on nodes up were
+	// asked to checkpoint and have not all ended (lostgangend.go).
+	lefts map[agent.TaskID]*leftWait
 }
 
 // Superseded attempts (trial F13). An agent killed with kill -9 leaves
@@ -51,7 +54,9 @@ type strayBook struct {
 // registers with it, as the first master did (a new grace; the agent
 // keeps the first deadline: a second preempt changes nothing). Nothing is
 // lost by not storing it: the work the grace saves is the stray's own
-// checkpoint, on disk.
+// checkpoint, on disk. A lost gang's part is held again so too, its
+// attempt followed from the store (lostgang.go, lostgangend.go), for the
+// end the export needs.
 
 // strayMargin is how long past its grace a stray is given before the
 // master sends it a kill.
@@ -74,8 +79,10 @@ type strayHold struct {
 	sentAt time.Time
 	killed bool
 	// left marks a lost gang's part on a node still up (holdLeft), whose
-	// end the store records (leftEnded); noted once that is written.
-	left, noted bool
+	// end the store records with its attempt's other parts' (leftWait);
+	// ended once its agent no longer lists it, the hold let go of when
+	// the batch that records that commits.
+	left, ended bool
 }
 
 // stop is the command the stray gets: its preempt, or the kill once
@@ -189,13 +196,25 @@ func (sb *strayBook) stray(ctx context.Context, n *mnode, id agent.TaskID, now t
 		f.taken = slices.ContainsFunc(gpus, func(g int) bool { return n.used[g] != nil })
 	}
 	ok, why := preemptStray(f)
+	w := sb.leftOf(id, n.rec.Name) // a lost gang's part, asked to checkpoint at the loss?
 	if !ok {
+		if w != nil {
+			// Killed at once, it ends now, give or take a sync.
+			w.partEnded(n.rec.Name, now)
+			sb.finishLeft(id)
+		}
 		sb.m.log.Warn("killing an attempt the master ended, which the agent still runs", "node", n.rec.Name,
 			"task", id.String(), "why", why)
 		return api.Command{Type: api.CommandKill, Task: id}, nil
 	}
+	// A fresh grace, also for a lost gang's part: whether, and when, its
+	// first stop reached the agent is not known (lostgang.go).
 	grace := poolGrace(sb.m.cfg, t.job.rec.Pool)
 	h := sb.hold(key, t, gpus, grace, now)
+	h.left = w != nil
+	if h.left {
+		why = "a part of a lost gang, asked to checkpoint at its loss; its end is recorded"
+	}
 	sb.m.log.Warn("asking an attempt the master ended, which the agent still runs, to checkpoint; "+
 		"its GPUs and its task wait for its end", "node", n.rec.Name, "task", id.String(), "gpus", gpus,
 		"grace", grace, "why", why)
@@ -234,6 +253,7 @@ func (sb *strayBook) syncStrays(n *mnode, runs map[agent.TaskID]bool, now time.T
 // and lets go of those whose node is no longer up (lost, left or
 // deleted): what ran there is gone or out of reach.
 func (sb *strayBook) checkStrays(now time.Time) {
+	defer sb.checkLefts(now)
 	for key, h := range sb.holds {
 		n := sb.m.nodes[key.node]
 		switch {
@@ -258,18 +278,27 @@ func (sb *strayBook) killStray(n *mnode, key strayKey, h *strayHold, now time.Ti
 }
 
 // releaseStrays lets go of node n's strays that the registering agent
-// does not list (registeredRunning).
-func (sb *strayBook) releaseStrays(n *mnode, runs map[agent.TaskID]bool) {
+// does not list running (registeredRunning), and learns from the
+// registration of the lost gangs' parts there (registeredLefts).
+func (sb *strayBook) releaseStrays(n *mnode, runs, exited map[agent.TaskID]bool) {
 	for key := range sb.holds {
 		if key.node == n.rec.Name && !runs[key.id] {
 			sb.releaseStray(key, "the agent no longer runs it")
 		}
 	}
+	sb.registeredLefts(n, runs, exited)
 }
 
+// releaseStray lets go of the hold of key; a lost gang's part ends now,
+// and the last of its attempt's parts to end has the store record it
+// (finishLeft) before its hold is let go of.
 func (sb *strayBook) releaseStray(key strayKey, why string) {
-	if h := sb.holds[key]; h != nil && h.left && !h.noted && sb.lastLeft(key) {
-		if !sb.leftEnded(key, h) {
+	if h := sb.holds[key]; h != nil && h.left {
+		h.ended = true
+		if w := sb.lefts[key.id]; w != nil {
+			w.partEnded(key.node, sb.m.now())
+		}
+		if !sb.finishLeft(key.id) {
 			return // kept: the next sync or check releases it again
 		}
 		sb.m.batches.later(func() { sb.dropStray(key, why) })
@@ -296,47 +325,64 @@ func (sb *strayBook) strayHeld(node string) map[int]bool {
 
 // strayHeldByNode says which GPUs strays hold, by node (nil for none):
 // the snapshot takes them off their nodes' slots (heldOutside, outside.go).
+// A lost gang's parts not heard of yet (leftWait) hold theirs too.
 func (sb *strayBook) strayHeldByNode() map[string]map[int]bool {
 	var out map[string]map[int]bool
-	for key, h := range sb.holds {
+	add := func(node string, gpus []int) {
 		if out == nil {
 			out = map[string]map[int]bool{}
 		}
-		held := out[key.node]
+		held := out[node]
 		if held == nil {
 			held = map[int]bool{}
-			out[key.node] = held
+			out[node] = held
 		}
-		for _, g := range h.gpus {
+		for _, g := range gpus {
 			held[g] = true
 		}
+	}
+	for key, h := range sb.holds {
+		add(key.node, h.gpus)
+	}
+	_, unheard := sb.waiting()
+	for node, gpus := range unheard {
+		add(node, gpus)
 	}
 	return out
 }
 
-// strayWaits says whether task t waits for a stray of it to end.
+// strayWaits says whether task t waits for a stray of it to end, or to
+// hear of a lost gang's part of it (leftWait).
 func (sb *strayBook) strayWaits(t *mtask) bool {
 	for _, h := range sb.holds {
 		if h.t == t {
 			return true
 		}
 	}
-	return false
+	ts, _ := sb.waiting()
+	return ts[t]
 }
 
 // strayTasks counts, by job, the queued tasks that wait for a stray to
 // end: they are not waiting to the scheduler. nil when there are none.
 func (sb *strayBook) strayTasks() map[*mjob]int {
-	if len(sb.holds) == 0 {
+	unheard, _ := sb.waiting()
+	if len(sb.holds) == 0 && len(unheard) == 0 {
 		return nil
 	}
 	seen := map[*mtask]bool{}
 	out := map[*mjob]int{}
-	for _, h := range sb.holds {
-		if !seen[h.t] && h.t.rec.State == store.TaskQueued {
-			seen[h.t] = true
-			out[h.t.job]++
+	count := func(t *mtask) {
+		if !seen[t] && t.rec.State == store.TaskQueued {
+			seen[t] = true
+			out[t.job]++
 		}
+	}
+	for _, h := range sb.holds {
+		count(h.t)
+	}
+	for t := range unheard {
+		count(t)
 	}
 	return out
 }

@@ -44,10 +44,10 @@ func (h *historyEvents) lostBetween(node string, from, until time.Time) bool {
 // those parts took to end, in whole seconds from the window's start, by
 // the event the master stored when the last of them ended
 // (store.NoteLeftEnded): the simulator holds their slots, and the task,
-// so long (lifecycle's Tasks.Leave). An attempt without that event (the
-// master restarted while they ran, which holds them again as adopted
-// strays, or one stored before the event was) lands at its loss, as the
-// simulator freed them before.
+// so long (lifecycle's Tasks.Leave); a master restarted meanwhile
+// records it too (lostgangend.go). An attempt without that event (one
+// stored before the event was, or whose parts still run at the window's
+// end) lands at its loss, as the simulator freed them before.
 func (h *historyEvents) leftTook(j store.Job, atts []store.Attempt, since time.Time) map[attemptKey]int64 {
 	var out map[attemptKey]int64
 	sec := func(t time.Time) int64 { return int64(t.Sub(since) / time.Second) }
