@@ -78,13 +78,16 @@ type jobRead struct {
 	done []donePart
 	// stopping counts its tasks being killed, ended those that ended;
 	// killedAt and killWhy are the first kill of those still stopping,
-	// when and why it was made, and killGrace the grace it gave them
+	// when and why it was made, killGrace the grace it gave them
 	// (mattempt.stopGrace: a reload since changes nothing its agents
-	// were told; readview_ending.go).
+	// were told; readview_ending.go), and killBy when its agent kills
+	// what is left (mattempt.stopBy: a preemption's deadline, if the kill
+	// came during one and that deadline comes first).
 	stopping, ended int
 	killedAt        time.Time
 	killWhy         string
 	killGrace       time.Duration
+	killBy          time.Time
 	// ownOnPreempt and ownMaxRetries are the job file's exit actions
 	// (specHints), which the notes of its tasks on lost nodes resolve
 	// against the view's configuration (exitActionsIn), as a reload
@@ -151,7 +154,7 @@ func captureJob(j *mjob) *jobRead {
 		if t.rec.State == store.TaskKilling && (r.killedAt.IsZero() || t.rec.UpdatedAt.Before(r.killedAt)) {
 			r.killedAt, r.killWhy = t.rec.UpdatedAt, t.rec.Reason
 			if t.att != nil {
-				r.killGrace = t.att.stopGrace
+				r.killGrace, r.killBy = t.att.stopGrace, t.att.stopBy
 			}
 		}
 		if t.att == nil {

@@ -87,7 +87,11 @@ func showEnding(out *api.Job, j *jobRead, now time.Time, lost bool, killGrace ti
 // killed through the API by alice", or "...; time limit of 1h0m0s
 // reached" for a job still running. Within the kill grace a task may be
 // saving its state after the SIGTERM; past it, it was SIGKILLed, and the
-// wait is its agent's report.
+// wait is its agent's report. A task killed while being preempted is
+// SIGKILLed at the preemption's deadline where that comes first (its
+// agent keeps it: stop.go's sendAll), which the reason says instead, as
+// the preempting reason said it (preemptingReason): "(for 1s, killed at
+// 10:44:50 UTC if not stopped by then, its preemption's deadline)".
 func endingReason(j *jobRead, now time.Time, killGrace time.Duration) string {
 	nodes := j.stoppingNodes()
 	where := ""
@@ -102,19 +106,33 @@ func endingReason(j *jobRead, now time.Time, killGrace time.Duration) string {
 		plural.Count(j.active, "task"), where, agents)
 	at, why := j.killStart()
 	if !at.IsZero() {
-		since := max(int64(now.Sub(at)/time.Second), 0)
-		grace := int64(killGrace / time.Second)
-		switch {
-		case grace <= 0:
-			msg += fmt.Sprintf(" (for %s)", sched.HumanDuration(since))
-		case since < grace:
-			msg += fmt.Sprintf(" (for %s, of a kill_grace of %s)", sched.HumanDuration(since), sched.HumanDuration(grace))
-		default:
-			msg += fmt.Sprintf(" (for %s, past the kill_grace of %s)", sched.HumanDuration(since), sched.HumanDuration(grace))
-		}
+		msg += killWait(j, at, now, killGrace)
 	}
 	if why != "" {
 		msg += "; " + why
 	}
 	return msg
+}
+
+// killWait is what endingReason says of the wait for the end of a kill
+// made at at: for how long, and against which deadline: the kill grace
+// killGrace, or the deadline of the preemption the kill came during
+// (jobRead.killBy) where that comes first.
+func killWait(j *jobRead, at, now time.Time, killGrace time.Duration) string {
+	since := max(int64(now.Sub(at)/time.Second), 0)
+	if by := j.killBy; !by.IsZero() && !j.killedAt.IsZero() && by.Before(j.killedAt.Add(killGrace)) {
+		deadline := by.UTC().Format("15:04:05 UTC")
+		if now.Before(by) {
+			return fmt.Sprintf(" (for %s, killed at %s if not stopped by then, its preemption's deadline)", sched.HumanDuration(since), deadline)
+		}
+		return fmt.Sprintf(" (for %s, past its preemption's deadline of %s)", sched.HumanDuration(since), deadline)
+	}
+	grace := int64(killGrace / time.Second)
+	switch {
+	case grace <= 0:
+		return fmt.Sprintf(" (for %s)", sched.HumanDuration(since))
+	case since < grace:
+		return fmt.Sprintf(" (for %s, of a kill_grace of %s)", sched.HumanDuration(since), sched.HumanDuration(grace))
+	}
+	return fmt.Sprintf(" (for %s, past the kill_grace of %s)", sched.HumanDuration(since), sched.HumanDuration(grace))
 }

@@ -13,7 +13,8 @@ import (
 // ending, with where they stop, for how long, and who killed it; so is a
 // running job whose every task not ended is being killed, with why; a
 // job whose tasks have all ended, or one with a task still running or
-// waiting, is not.
+// waiting, is not. A task killed while being preempted is waited for
+// until the preemption's deadline, where that comes first.
 func TestEndingReason(t *testing.T) {
 	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	killed := store.Job{ID: 1, State: store.JobKilled, EndedAt: at, Reason: "killed through the API by alice"}
@@ -35,6 +36,17 @@ func TestEndingReason(t *testing.T) {
 		{"within the kill grace", jobRead{rec: killed, tasks: 1, active: 1, nodes: []string{"b"}}, 30 * time.Second, true,
 			"being killed: 1 task still stopping on b, its agent has not confirmed the end (for 5s, of a kill_grace of 30s); killed through the API by alice"},
 		{"past the kill grace", jobRead{rec: killed, tasks: 1, active: 1, nodes: []string{"b"}}, 3 * time.Second, true,
+			"being killed: 1 task still stopping on b, its agent has not confirmed the end (for 5s, past the kill_grace of 3s); killed through the API by alice"},
+		// Killed while being preempted: its agent kills it at the
+		// preemption's deadline (killBy), before the kill grace ends.
+		{"within a preemption's deadline", jobRead{rec: killed, tasks: 1, active: 1, nodes: []string{"b"},
+			killedAt: at, killBy: at.Add(7 * time.Second)}, 30 * time.Second, true,
+			"being killed: 1 task still stopping on b, its agent has not confirmed the end (for 5s, killed at 12:00:07 UTC if not stopped by then, its preemption's deadline); killed through the API by alice"},
+		{"past a preemption's deadline", jobRead{rec: killed, tasks: 1, active: 1, nodes: []string{"b"},
+			killedAt: at, killBy: at.Add(2 * time.Second)}, 30 * time.Second, true,
+			"being killed: 1 task still stopping on b, its agent has not confirmed the end (for 5s, past its preemption's deadline of 12:00:02 UTC); killed through the API by alice"},
+		{"a kill grace that ends first", jobRead{rec: killed, tasks: 1, active: 1, nodes: []string{"b"},
+			killedAt: at, killBy: at.Add(3 * time.Second)}, 3 * time.Second, true,
 			"being killed: 1 task still stopping on b, its agent has not confirmed the end (for 5s, past the kill_grace of 3s); killed through the API by alice"},
 		{"every task ended", jobRead{rec: killed, tasks: 1}, 0, false, killed.Reason},
 		{"running, its task killed by its time limit", jobRead{rec: store.Job{ID: 2, State: store.JobRunning, Reason: "a task started"},

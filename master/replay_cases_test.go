@@ -11,7 +11,7 @@ import (
 // basics: elastic jobs, priority and weight changes, checkpoints that
 // take time, multifactor pools, licenses and QOS.
 func featureCases() []replayCase {
-	return []replayCase{
+	return append([]replayCase{
 		// A job's max_slots caps how many of its tasks run at once, as
 		// many as fit in it (lifecycle.MaxRunning): the export folds it
 		// into max_concurrent, a scenario's max_slots being an elastic
@@ -272,7 +272,7 @@ func featureCases() []replayCase {
 		{name: "fifo-task-runs", config: "pools:\n  - {name: default, policy: fifo}\n", nodes: replayNodes, jobs: runsJobs},
 		{name: "priority-task-runs", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n",
 			nodes: replayNodes, jobs: runsJobs},
-	}
+	}, killPreemptingCases()...)
 }
 
 // runsJobs: the trials of y and the tasks of e (elastic) run for

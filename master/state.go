@@ -164,6 +164,9 @@ type mattempt struct {
 	// from it (stopDeadline). Zero while nothing was asked.
 	stop      api.Command
 	stopGrace time.Duration
+	// stopBy is when its agent kills what is left: the request plus stopGrace,
+	// or a preemption's earlier deadline, which a kill keeps (sendAll).
+	stopBy time.Time
 	// stoppedBy is the node whose agent stopped its part of a gang's
 	// running attempt and reported it preempted (agentStopped): the
 	// others checkpoint, and that node's leave loses nothing. "" else.

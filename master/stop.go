@@ -50,11 +50,23 @@ func stopAgain(t *mtask, node string, now time.Time, after time.Duration) (api.C
 // that has not exited, and notes on the attempt the stop it asked
 // (lifecycle.Attempt.Ask): the request is the task's transition, which
 // its callers persisted and set first (rec.UpdatedAt).
+//
+// A kill of a task being preempted (a user's kill of its job, its time
+// limit) leaves its agent the preemption's deadline where it comes
+// before the kill's grace ends (agent.Task.Kill keeps the earlier): the
+// attempt ends killed by then. So the attempt's deadline (stopBy), which
+// the views show (readview_ending.go), and the forecast's (Ask) are the
+// earlier of the two; the kill's grace (stopGrace) stays what the
+// command says.
 func (m *Master) sendAll(t *mtask, typ string, grace time.Duration) {
-	t.att.stop = api.Command{Type: typ, Task: t.id(), GraceS: int64(grace / time.Second)}
-	t.att.stopGrace = grace
 	at := t.rec.UpdatedAt // the request, persisted before this
-	t.att.Ask(at.Add(time.Second-1).Unix(), int64((grace+time.Second-1)/time.Second))
+	by := at.Add(grace)
+	if typ == api.CommandKill && t.att.stop.Type == api.CommandPreempt && t.att.stopBy.Before(by) {
+		by = t.att.stopBy
+	}
+	t.att.stop = api.Command{Type: typ, Task: t.id(), GraceS: int64(grace / time.Second)}
+	t.att.stopGrace, t.att.stopBy = grace, by
+	t.att.Ask(at.Add(time.Second-1).Unix(), int64((max(by.Sub(at), 0)+time.Second-1)/time.Second))
 	now := m.now()
 	for _, p := range t.att.parts {
 		if p.state == partExited {

@@ -75,7 +75,9 @@ func TestJobChangeOf(t *testing.T) {
 
 // TestCheckpointCost: the longest time from a preemption request to its
 // landing, in whole seconds from the window's start; one still
-// checkpointing when exported took longer than until the export.
+// checkpointing when exported took longer than until the export, and
+// one killed while checkpointing (killing after the request) longer than
+// until its kill.
 func TestCheckpointCost(t *testing.T) {
 	since := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	at := func(s float64) time.Time { return since.Add(time.Duration(s * float64(time.Second))) }
@@ -86,25 +88,38 @@ func TestCheckpointCost(t *testing.T) {
 		name      string
 		atts      []store.Attempt
 		requested map[int64]float64
+		killed    map[int64]float64 // job: when its task went killing
 		cost      int64
 	}{
-		{"none", []store.Attempt{att(1, 100, store.AttemptCompleted)}, nil, 0},
-		{"at once", []store.Attempt{att(1, 100.4, store.AttemptPreempted)}, map[int64]float64{1: 100.2}, 0},
+		{"none", []store.Attempt{att(1, 100, store.AttemptCompleted)}, nil, nil, 0},
+		{"at once", []store.Attempt{att(1, 100.4, store.AttemptPreempted)}, map[int64]float64{1: 100.2}, nil, 0},
 		{"alike", []store.Attempt{att(1, 130, store.AttemptPreempted), att(2, 230.5, store.AttemptPreempted)},
-			map[int64]float64{1: 100, 2: 200.5}, 30},
+			map[int64]float64{1: 100, 2: 200.5}, nil, 30},
 		{"differ", []store.Attempt{att(1, 130, store.AttemptPreempted), att(2, 210, store.AttemptPreempted)},
-			map[int64]float64{1: 100, 2: 200}, 30},
-		{"killed while checkpointing", []store.Attempt{att(1, 105, store.AttemptKilled)}, map[int64]float64{1: 100}, 0},
+			map[int64]float64{1: 100, 2: 200}, nil, 30},
+		// The kill's end (105) is the kill's time, not the checkpoint's.
+		{"killed while checkpointing", []store.Attempt{att(1, 105, store.AttemptKilled)},
+			map[int64]float64{1: 100.5}, map[int64]float64{1: 102.5}, 3},
+		{"killed in the request's second", []store.Attempt{att(1, 105, store.AttemptKilled)},
+			map[int64]float64{1: 100.2}, map[int64]float64{1: 100.7}, 1},
+		{"killed while checkpointing, beside a longer one", []store.Attempt{att(1, 105, store.AttemptKilled), att(2, 230, store.AttemptPreempted)},
+			map[int64]float64{1: 100, 2: 200}, map[int64]float64{1: 102}, 30},
+		// Killed (a kill before the request) with no request after: no
+		// checkpoint of it counts.
+		{"killed, not while checkpointing", []store.Attempt{att(1, 105, store.AttemptKilled)}, nil, map[int64]float64{1: 102}, 0},
 		// Exported at 1000 s: it took longer than until then.
-		{"still checkpointing", []store.Attempt{{JobID: 1, Number: 1, StartedAt: since}}, map[int64]float64{1: 990.5}, 11},
-		{"still running", []store.Attempt{{JobID: 1, Number: 1, StartedAt: since}}, nil, 0},
+		{"still checkpointing", []store.Attempt{{JobID: 1, Number: 1, StartedAt: since}}, map[int64]float64{1: 990.5}, nil, 11},
+		{"still running", []store.Attempt{{JobID: 1, Number: 1, StartedAt: since}}, nil, nil, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			pre := map[attemptKey]time.Time{}
+			pre, killing := map[attemptKey]time.Time{}, map[attemptKey]time.Time{}
 			for job, s := range c.requested {
 				pre[attemptKey{job, 0, 1}] = at(s)
 			}
-			if cost := checkpointCost(c.atts, pre, since, at(1000)); cost != c.cost {
+			for job, s := range c.killed {
+				killing[attemptKey{job, 0, 1}] = at(s)
+			}
+			if cost := checkpointCost(c.atts, pre, killing, since, at(1000)); cost != c.cost {
 				t.Errorf("checkpointCost = %d, want %d", cost, c.cost)
 			}
 		})

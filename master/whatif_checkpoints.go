@@ -31,14 +31,28 @@ import (
 // replay lands it after the export, so that what waits for its slots
 // starts after the export as well, and not in the decisions that allot
 // history check compares, those made before the live log was read.
-func checkpointTime(a store.Attempt, preempted map[attemptKey]time.Time, since, now time.Time) (int64, bool) {
-	at, ok := preempted[attemptKey{a.JobID, a.Index, a.Number}]
-	if !ok || !a.Open() && a.EndState != store.AttemptPreempted && a.EndState != store.AttemptLost {
+//
+// One killed while checkpointing (a user's kill of its job: killing,
+// from its kill's request) took longer than until its kill, a second
+// more at least, by the same rule again: its checkpoint never landed,
+// and the replay's must not land before the kill, which would end the
+// attempt preempted and free its slots early. The kill then leaves it
+// killing (the lifecycle's Cluster.Kill, its slots held), and ends it
+// killed when the live kill ended (slowKills), or at once.
+func checkpointTime(a store.Attempt, preempted, killing map[attemptKey]time.Time, since, now time.Time) (int64, bool) {
+	k := attemptKey{a.JobID, a.Index, a.Number}
+	at, ok := preempted[k]
+	killed, byKill := killing[k]
+	byKill = byKill && a.EndState == store.AttemptKilled && !killed.Before(at)
+	if !ok || !a.Open() && a.EndState != store.AttemptPreempted && a.EndState != store.AttemptLost && !byKill {
 		return 0, false
 	}
 	sec := func(t time.Time) int64 { return int64(t.Sub(since) / time.Second) }
-	if a.Open() {
+	switch {
+	case a.Open():
 		return sec(now) - sec(at) + 1, true
+	case byKill:
+		return sec(killed) - sec(at) + 1, true
 	}
 	d := sec(a.EndedAt) - sec(at)
 	if a.EndState == store.AttemptLost {
@@ -50,10 +64,10 @@ func checkpointTime(a store.Attempt, preempted map[attemptKey]time.Time, since, 
 // checkpointCost is the checkpoint cost to export for a pool whose jobs'
 // attempts are atts: the longest checkpointTime among them (the others
 // get their own, jobCheckpoints).
-func checkpointCost(atts []store.Attempt, preempted map[attemptKey]time.Time, since, now time.Time) int64 {
+func checkpointCost(atts []store.Attempt, preempted, killing map[attemptKey]time.Time, since, now time.Time) int64 {
 	var cost int64
 	for _, a := range atts {
-		if d, ok := checkpointTime(a, preempted, since, now); ok {
+		if d, ok := checkpointTime(a, preempted, killing, since, now); ok {
 			cost = max(cost, d)
 		}
 	}
@@ -80,7 +94,7 @@ func exportCheckpointCosts(sc *scenario.Scenario, jobs []store.Job, byJob map[in
 				in = append(in, j)
 			}
 		}
-		p.CheckpointCost = checkpointCost(atts, h.preempted, since, now)
+		p.CheckpointCost = checkpointCost(atts, h.preempted, h.killing, since, now)
 		for _, j := range in {
 			if sj := byName[exportName(j)]; sj != nil {
 				h.jobCheckpoints(sj, byJob[j.ID], h.leftTook(j, byJob[j.ID], since), p.CheckpointCost, since, now)
@@ -122,7 +136,7 @@ func (h *historyEvents) jobCheckpoints(sj *scenario.Job, atts []store.Attempt, l
 		k := key{a.Index, h.simAttempt(atts, a)}
 		if _, ok := h.preempted[ak]; ok {
 			asked[k]++ // a request of the attempt, landed or not
-			if d, ok := checkpointTime(a, h.preempted, since, now); ok {
+			if d, ok := checkpointTime(a, h.preempted, h.killing, since, now); ok {
 				note(k, d)
 			}
 		}

@@ -29,6 +29,7 @@ func TestJobCheckpoints(t *testing.T) {
 		name      string
 		atts      []store.Attempt
 		requested map[[2]int]int // task, attempt: when asked
+		killed    map[[2]int]int // task, attempt: when killing
 		moved     [][2]int
 		want      []scenario.Checkpoint
 	}{
@@ -45,6 +46,12 @@ func TestJobCheckpoints(t *testing.T) {
 		{name: "lost while checkpointing", atts: []store.Attempt{att(0, 1, 0, 120, store.AttemptLost)},
 			requested: map[[2]int]int{{0, 1}: 100},
 			want:      []scenario.Checkpoint{cp(0, 1, 0, 21)}},
+		// Killed at 103 while checkpointing since 100, ending at 110 (its
+		// kill's time, slow_kills): its checkpoint took longer than until
+		// the kill, so the replay's landing comes after it.
+		{name: "killed while checkpointing", atts: []store.Attempt{att(0, 1, 0, 110, store.AttemptKilled)},
+			requested: map[[2]int]int{{0, 1}: 100}, killed: map[[2]int]int{{0, 1}: 103},
+			want: []scenario.Checkpoint{cp(0, 1, 0, 4)}},
 		{name: "still checkpointing when exported at 1000 s", atts: []store.Attempt{att(0, 1, 0, 0, "")},
 			requested: map[[2]int]int{{0, 1}: 990},
 			want:      []scenario.Checkpoint{cp(0, 1, 0, 11)}},
@@ -65,6 +72,10 @@ func TestJobCheckpoints(t *testing.T) {
 			h := historyEvents{preempted: map[attemptKey]time.Time{}, moved: map[attemptKey]bool{}}
 			for k, s := range c.requested {
 				h.preempted[attemptKey{1, k[0], k[1]}] = at(s)
+			}
+			h.killing = map[attemptKey]time.Time{}
+			for k, s := range c.killed {
+				h.killing[attemptKey{1, k[0], k[1]}] = at(s)
 			}
 			for _, k := range c.moved {
 				h.moved[attemptKey{1, k[0], k[1]}] = true
