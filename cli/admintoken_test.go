@@ -44,7 +44,7 @@ func TestAdminTokenFileReminder(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.before()
 			var log bytes.Buffer
-			if err := bootstrapAdmin(context.Background(), st, dir, tc.db, "http://m:8080", slog.New(slog.NewTextHandler(&log, nil))); err != nil {
+			if err := bootstrapAdmin(context.Background(), st, dir, tc.db, "http://m:8080", "", slog.New(slog.NewTextHandler(&log, nil))); err != nil {
 				t.Fatal(err)
 			}
 			if !strings.Contains(log.String(), tc.want) || strings.Contains(log.String(), "secret") {

@@ -85,11 +85,30 @@ pool and labels).
 }
 
 func newPoolsCmd() *cobra.Command {
-	return listCommand("pools", "List the pools, their policies and load; -o wide adds reservations and backfill windows", (*client.Client).Pools, printPools)
+	cmd := listCommand("pools", "List the pools, their policies and load; -o wide adds reservations and backfill windows",
+		(*client.Client).Pools, printPools, poolsColumns...)
+	cmd.Example += "\n  allot pools --columns name,slots,queued"
+	cmd.Long = `List the pools, their policies and load.
+
+SLOTS is GPUs in use / GPUs of the nodes up; NODES the nodes up, with
+those drained, and those lost or left apart. -o wide adds the starts the
+last scheduling pass reserved and the backfill window they leave.
+--columns prints only the columns it names, in that order (any of the
+-o wide table's; BACKFILL_WINDOW for BACKFILL WINDOW).`
+	return cmd
 }
 
 func newProjectsCmd() *cobra.Command {
-	return listCommand("projects", "List the projects with their quota, use, limit and the most important priority class their members may give a job", (*client.Client).Projects, printProjects)
+	cmd := listCommand("projects", "List the projects with their quota, use, limit and the most important priority class their members may give a job",
+		(*client.Client).Projects, printProjects, projectsColumns...)
+	cmd.Example += "\n  allot projects --columns name,quota,used,max_priority"
+	cmd.Long = `List the projects with their quota, use, limit and the most important
+priority class their members may give a job (MAX PRIORITY).
+
+-o wide adds each project's QOS. --columns prints only the columns it
+names, in that order (any of the -o wide table's; IN_QUOTA_POOLS for
+IN QUOTA POOLS).`
+	return cmd
 }
 
 // narrow adapts a table printer without extra columns to listCommand:
@@ -184,9 +203,9 @@ func nodeRule(n api.Node) string {
 // printPools prints the pools; wide adds the starts the last scheduling
 // pass reserved and the backfill window they leave.
 func printPools(w io.Writer, pools []api.Pool, wide bool) error {
-	header := []string{"NAME", "POLICY", "OPTIONS", "GRACE", "NODES", "SLOTS", "QUEUED", "RUNNING"}
+	header := poolsColumns[:8]
 	if wide {
-		header = append(header, "RESERVATIONS", "BACKFILL WINDOW")
+		header = poolsColumns
 	}
 	t := newTable(w, header...)
 	for _, p := range pools {
@@ -212,6 +231,11 @@ func printPools(w io.Writer, pools []api.Pool, wide bool) error {
 	}
 	return printPoolNotes(w, pools)
 }
+
+// poolsColumns are the columns of allot pools -o wide, which --columns
+// may name; without -o wide the first eight.
+var poolsColumns = []string{"NAME", "POLICY", "OPTIONS", "GRACE", "NODES", "SLOTS", "QUEUED", "RUNNING",
+	"RESERVATIONS", "BACKFILL WINDOW"}
 
 // poolNodesText is a pool's NODES: the nodes up, with how many of them
 // are drained, and the nodes lost or left, which are not among them nor
@@ -307,9 +331,9 @@ func windowText(bw *api.BackfillWindow) string {
 // priority class its members' jobs may take (projectCap). Wide adds the
 // QOS levels its jobs may name.
 func printProjects(w io.Writer, projects []api.Project, wide bool) error {
-	header := []string{"NAME", "PARENT", "QUOTA", "USED", "IN QUOTA POOLS", "OVER", "LIMIT", "WEIGHT", "QUEUED", "RUNNING", "MAX PRIORITY"}
+	header := projectsColumns[:11]
 	if wide {
-		header = append(header, "QOS")
+		header = projectsColumns
 	}
 	t := newTable(w, header...)
 	for _, p := range projects {
@@ -330,6 +354,11 @@ func printProjects(w io.Writer, projects []api.Project, wide bool) error {
 	}
 	return t.flush()
 }
+
+// projectsColumns are the columns of allot projects -o wide, which
+// --columns may name; without -o wide all but QOS.
+var projectsColumns = []string{"NAME", "PARENT", "QUOTA", "USED", "IN QUOTA POOLS", "OVER", "LIMIT", "WEIGHT",
+	"QUEUED", "RUNNING", "MAX PRIORITY", "QOS"}
 
 // quotaPoolUse renders a project's use of the quota pools: the number
 // alone for one pool, pool=used for each of several, "-" for none.

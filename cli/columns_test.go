@@ -56,12 +56,47 @@ dgx-2  -
 	})
 }
 
+// TestPoolsProjectsColumns: allot pools and allot projects take
+// --columns as allot nodes does: a wide column without -o wide, _ for a
+// header's space, an unknown column listing the valid ones, and no
+// --columns with -o json (trial leftover).
+func TestPoolsProjectsColumns(t *testing.T) {
+	fixClock(t)
+	f := newFakeMaster(t)
+	runCLICases(t, f, []cliCase{
+		{name: "pools", args: []string{"pools", "--columns", "name,slots,backfill_window"}, out: `NAME      SLOTS  BACKFILL WINDOW
+research  8/16   2 slots for 40m
+batch     0/0    0 slots
+
+batch: no node is up in the pool; its 1 queued job waits until one is
+`},
+		{name: "pools unknown", args: []string{"pools", "--columns", "NAME,GPUS"},
+			err: `--columns: unknown column "GPUS"; expected a comma-separated list of NAME, POLICY, OPTIONS, GRACE, NODES, SLOTS, QUEUED, RUNNING, RESERVATIONS, BACKFILL_WINDOW`},
+		{name: "pools json", args: []string{"pools", "--columns", "NAME", "-o", "json"}, err: `--columns: applies to the table (-o table or wide), not -o json`},
+		{name: "projects", args: []string{"projects", "--columns", "NAME,used,Quota,in-quota-pools"}, out: `NAME    USED  QUOTA  IN QUOTA POOLS
+ml      8     24     -
+vision  8     16     -
+nlp     0     8      -
+`},
+		{name: "projects wide column", args: []string{"projects", "--columns", "name,max_priority,qos", "-o", "wide"}, out: `NAME    MAX PRIORITY  QOS
+ml      -             any
+vision  -             any
+nlp     -             any
+`},
+		{name: "projects unknown", args: []string{"projects", "--columns", "NAME,OWNER"},
+			err: `--columns: unknown column "OWNER"; expected a comma-separated list of NAME, PARENT, QUOTA, USED, IN_QUOTA_POOLS, OVER, LIMIT, WEIGHT, QUEUED, RUNNING, MAX_PRIORITY, QOS`},
+		{name: "projects yaml", args: []string{"projects", "--columns", "NAME", "-o", "yaml"}, err: `--columns: applies to the table (-o table or wide), not -o yaml`},
+	})
+}
+
 // TestColumnsExitCode: a wrong --columns is a usage error (exit 2), sent
 // to no master.
 func TestColumnsExitCode(t *testing.T) {
 	for _, args := range [][]string{
 		{"jobs", "--columns", "bogus", "--master", "127.0.0.1:1"},
 		{"nodes", "--columns", "", "--columns", ",", "--master", "127.0.0.1:1"},
+		{"pools", "--columns", "NAME,GPUS", "--master", "127.0.0.1:1"},
+		{"projects", "--columns", "name", "-o", "json", "--master", "127.0.0.1:1"},
 	} {
 		t.Run(strings.Join(args[:3], " "), func(t *testing.T) {
 			var out, errOut bytes.Buffer

@@ -344,7 +344,8 @@ func (f *fakeMaster) list(w http.ResponseWriter, r *http.Request) {
 	}
 	out := []api.Job{}
 	for _, j := range f.jobs {
-		if s := strings.Split(q.Get("state"), ","); s[0] != "" && !slices.Contains(s, j.State) && !(j.Ending && slices.Contains(s, "killing")) {
+		if s := strings.Split(q.Get("state"), ","); s[0] != "" && !slices.Contains(s, j.State) && !(j.Ending && slices.Contains(s, "killing")) &&
+			!(j.State == "queued" && j.Held != nil && slices.Contains(s, "held")) {
 			continue
 		}
 		if p := q.Get("pool"); p != "" && j.Pool != p {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -97,8 +98,9 @@ func TestJobHoldRelease(t *testing.T) {
 
 // TestJobsStateHeld (trial 2026-11-29c C4): allot jobs -t held lists the
 // queued jobs held, as the STATE column shows them, asking the master for
-// the queued ones (a held job is stored queued); -t queued lists them
-// too, as Slurm's PD does; and allot job kill -t held takes them.
+// them (state=held); -t queued lists them too, as Slurm's PD does; and
+// allot job kill -t held takes them. A master older than the held filter
+// refuses it: the CLI asks it for the queued jobs and keeps the held.
 func TestJobsStateHeld(t *testing.T) {
 	f := newFakeMaster(t)
 	if _, _, err := runAt(t, f, "job", "hold", "6"); err != nil {
@@ -108,11 +110,44 @@ func TestJobsStateHeld(t *testing.T) {
 	if err != nil || !strings.Contains(out, "\n2    6   notebook  held ") || strings.Contains(out, "asha") {
 		t.Errorf("jobs -t held: %v\n%s\nwant job 6 alone, held", err, out)
 	}
-	if last := f.requests[len(f.requests)-1]; !strings.Contains(last, "state=queued") || strings.Contains(last, "held") {
-		t.Errorf("jobs -t held asked %q, want state=queued", last)
+	if last := f.requests[len(f.requests)-1]; !strings.Contains(last, "state=held") {
+		t.Errorf("jobs -t held asked %q, want state=held", last)
 	}
 	out, _, err = runAt(t, f, "jobs", "-t", "queued")
 	if err != nil || !strings.Contains(out, "notebook  held") || !strings.Contains(out, "asha") {
 		t.Errorf("jobs -t queued: %v\n%s\nwant jobs 5 and 6", err, out)
+	}
+	out, _, err = runAt(t, f, "job", "kill", "-t", "held", "-o", "json")
+	var rs []api.KillReply
+	if err != nil || json.Unmarshal([]byte(out), &rs) != nil || len(rs) != 1 || rs[0].ID != 6 {
+		t.Errorf("job kill -t held: %v\n%s\nwant job 6 alone killed", err, out)
+	}
+}
+
+// TestJobsHeldOlderMaster: a master older than state=held refuses it
+// (400 on state); allot jobs -t held asks it for the queued jobs and
+// lists the held ones of them.
+func TestJobsHeldOlderMaster(t *testing.T) {
+	var asked []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasSuffix(r.URL.Path, "/jobs") { // whoami for the hidden jobs' note: an older master has none
+			reply(w, 404, api.Error{Error: "not found"})
+			return
+		}
+		s := r.URL.Query().Get("state")
+		asked = append(asked, s)
+		if s != "queued" {
+			reply(w, 400, api.Error{Error: fmt.Sprintf("state %q: expected one of queued, running, killing, completed, failed, killed", s), Field: "state"})
+			return
+		}
+		reply(w, 200, []api.Job{
+			{ID: 1, Name: "waits", State: "queued", Pool: "p", Project: "q", Slots: 1, Tasks: 1},
+			{ID: 2, Name: "kept", State: "queued", Pool: "p", Project: "q", Slots: 1, Tasks: 1, Held: &api.Held{By: "ana"}},
+		})
+	}))
+	t.Cleanup(srv.Close)
+	out, _, err := run(t, "--master", srv.URL, "jobs", "-t", "held")
+	if err != nil || !strings.Contains(out, "kept") || strings.Contains(out, "waits") || strings.Join(asked, " ") != "held queued" {
+		t.Errorf("allot jobs -t held: %v, asked %q\n%s\nwant job 2 alone, asked held then queued", err, asked, out)
 	}
 }

@@ -71,11 +71,11 @@ func (k *killFilter) check() error {
 // (scancel kills the IDs that match its filters), with the IDs that did
 // not match apart.
 func (k killFilter) matching(ctx context.Context, c *client.Client, ids []int64) (match []int64, skipped []int64, err error) {
-	f := client.JobFilter{User: k.user, State: storedState(k.state), Project: k.project, Pool: k.pool}
+	f := client.JobFilter{User: k.user, State: k.state, Project: k.project, Pool: k.pool}
 	if f.State == "" {
 		f.State = "queued,running"
 	}
-	jobs, err := c.Jobs(ctx, f)
+	jobs, err := liveJobs(ctx, c, f) // held asked as such, or as queued of an older master
 	if err != nil {
 		return nil, nil, err
 	}

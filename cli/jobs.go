@@ -187,7 +187,7 @@ func fetchJobs(ctx context.Context, c *client.Client, filter client.JobFilter, a
 	if filter.State != "" {
 		isEnded := slices.Contains(terminalStates, filter.State)
 		wantLive, wantEnded = !isEnded, isEnded && filter.Node == ""
-		live.State, ended.State = storedState(filter.State), filter.State
+		live.State, ended.State = filter.State, filter.State
 	}
 	jobs := []api.Job{}
 	if wantLive {

@@ -96,8 +96,9 @@ func inState(j api.Job, s string) bool {
 	return j.State == s
 }
 
-// storedState is the state the master filters by for state s of
-// listStates: a held job is stored queued.
+// storedState is the state allot history filters by for state s of
+// historyStates: GET /history has no held filter, and a held job is
+// stored queued.
 func storedState(s string) string {
 	if s == api.JobStateHeld {
 		return "queued"
@@ -106,16 +107,25 @@ func storedState(s string) string {
 }
 
 // liveJobs lists the live jobs f selects. A master older than the killing
-// filter refuses it (400 on state); its default list is then asked for
-// without it, as such a master lists no job still ending.
+// or the held filter refuses it (400 on state); the default list is then
+// asked for without killing, as such a master lists no job still ending,
+// and held as queued, a held job being stored queued, of which inState
+// keeps the held ones.
 func liveJobs(ctx context.Context, c *client.Client, f client.JobFilter) ([]api.Job, error) {
 	jobs, err := c.Jobs(ctx, f)
 	var ce *client.Error
-	if f.State == liveStates && errors.As(err, &ce) && ce.Status == http.StatusBadRequest && ce.Field == "state" {
-		f.State = strings.TrimSuffix(liveStates, ","+api.JobStateKilling)
-		return c.Jobs(ctx, f)
+	if !errors.As(err, &ce) || ce.Status != http.StatusBadRequest || ce.Field != "state" {
+		return jobs, err
 	}
-	return jobs, err
+	switch f.State {
+	case liveStates:
+		f.State = strings.TrimSuffix(liveStates, ","+api.JobStateKilling)
+	case api.JobStateHeld:
+		f.State = "queued"
+	default:
+		return jobs, err
+	}
+	return c.Jobs(ctx, f)
 }
 
 // tasksText is allot job show's Tasks: how many run, or, for a job still

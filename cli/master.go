@@ -158,7 +158,7 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 		return err
 	}
 	url := f.serve.scheme() + "://" + ln.Addr().String()
-	if err := bootstrapAdmin(ctx, st, f.data, f.db, url, logger); err != nil {
+	if err := bootstrapAdmin(ctx, st, f.data, f.db, url, loginCA(f.serve.tlsCert), logger); err != nil {
 		return err
 	}
 	// Requests share ctx, so that held syncs and log polls end at shutdown.
@@ -314,7 +314,10 @@ const AdminTokenFile = "admin.token"
 // the master's user only, in the data directory. On a later start it
 // says why it wrote none, and how to get one back (recover-admin), since
 // a master given a new --data on an existing database finds no file.
-func bootstrapAdmin(ctx context.Context, st store.Store, data, db, url string, logger *slog.Logger) error {
+// ca is the CA file the login needs for an HTTPS master (loginCA), which
+// its login command names with --ca, as allot token create does; "" for
+// none.
+func bootstrapAdmin(ctx context.Context, st store.Store, data, db, url, ca string, logger *slog.Logger) error {
 	token, err := master.BootstrapAdmin(ctx, st, "admin", "first admin", true, time.Now().UTC())
 	path := filepath.Join(data, AdminTokenFile)
 	if err != nil {
@@ -340,7 +343,7 @@ func bootstrapAdmin(ctx context.Context, st store.Store, data, db, url string, l
 		return fmt.Errorf("write the first admin's token: %w", err)
 	}
 	logger.Warn("created the first admin, user admin; its API token is in the token file: log in, create users and tokens, then delete the file",
-		"token_file", path, "login", "allot login --master "+url+" --token-file "+path)
+		"token_file", path, "login", "allot login --master "+url+caArg(ca)+" --token-file "+shellQuote(path))
 	return nil
 }
 

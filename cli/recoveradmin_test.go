@@ -86,7 +86,7 @@ func firstStart(t *testing.T, data string) string {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if err := bootstrapAdmin(context.Background(), st, data, "", "http://m", discardLogger()); err != nil {
+	if err := bootstrapAdmin(context.Background(), st, data, "", "http://m", "", discardLogger()); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(data, AdminTokenFile)

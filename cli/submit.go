@@ -183,7 +183,7 @@ func runSubmit(cmd *cobra.Command, path string, f *submitFlags) error {
 	if err != nil {
 		return fmt.Errorf("encode the job spec: %w", err)
 	}
-	if spec, err = leaveDefaultPriority(spec, data, flags); err != nil {
+	if spec, err = leaveDefaults(spec, data, flags); err != nil {
 		return err
 	}
 	c, err := newClient(cmd)

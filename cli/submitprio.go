@@ -41,13 +41,24 @@ func (f *submitFlags) overridePriority(cmd *cobra.Command, job *jobfile.Job, fla
 	return nil
 }
 
-// leaveDefaultPriority drops the default priority from spec, the job as
-// sent, when neither the job file (data) nor a flag named one, so that
+// leaveDefaults drops from spec, the job as sent, the defaults that
+// neither the job file (data) nor a flag named: its priority, so that
 // the master knows that the job names none and gives it its project's
 // max_priority_class when that is below the default (trial 2026-11-29c
-// C9). A master that does not know this defaults it to 42, as before.
-func leaveDefaultPriority(spec, data []byte, flags map[string]string) ([]byte, error) {
-	if _, ok := flags["resources.priority_class"]; ok || jobfile.HasField(data, "resources.priority") || jobfile.HasField(data, "resources.priority_class") {
+// C9), and its preemptible, so that the master reads an explicit
+// preemptible: false as the user's (it refuses it on a job its LOW cap
+// applies to, rather than drop it) and not as the kind's default filled
+// in here. A master that does not know this gives both their defaults,
+// the ones the CLI sent before: priority 42, and the kind's preemptible.
+func leaveDefaults(spec, data []byte, flags map[string]string) ([]byte, error) {
+	var drop []string
+	if _, ok := flags["resources.priority_class"]; !ok && !jobfile.HasField(data, "resources.priority") && !jobfile.HasField(data, "resources.priority_class") {
+		drop = append(drop, "priority", "priority_class")
+	}
+	if !jobfile.HasField(data, "resources.preemptible") {
+		drop = append(drop, "preemptible")
+	}
+	if len(drop) == 0 {
 		return spec, nil
 	}
 	var file map[string]json.RawMessage
@@ -58,8 +69,9 @@ func leaveDefaultPriority(spec, data []byte, flags map[string]string) ([]byte, e
 	if err := json.Unmarshal(file["resources"], &res); err != nil {
 		return nil, fmt.Errorf("encode the job spec: %w", err)
 	}
-	delete(res, "priority")
-	delete(res, "priority_class")
+	for _, k := range drop {
+		delete(res, k)
+	}
 	var err error
 	if file["resources"], err = json.Marshal(res); err != nil {
 		return nil, fmt.Errorf("encode the job spec: %w", err)

@@ -2,8 +2,12 @@ package cli
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/allot-sched/allot/api"
 )
 
 // TestSubmitPriorityClass (trial 2026-11-29c C9): --priority-class sets
@@ -59,5 +63,62 @@ func TestSubmitPriorityClass(t *testing.T) {
 				t.Errorf("sent priority_class %q priority %v, want %q %v (resources %v)", class, prio, tt.class, tt.prio, body.Resources)
 			}
 		})
+	}
+}
+
+// TestSubmitPreemptibleAsWritten (C9 leftover): the job sent carries
+// preemptible only where the job file names it, so that the master
+// tells a user's preemptible: false (which it refuses on a job its LOW
+// cap applies to) from its kind's default; --priority-class LOW sends
+// none either (LOW work is preemptible). The master's refusal points at
+// the file's preemptible line.
+func TestSubmitPreemptibleAsWritten(t *testing.T) {
+	plain := writeTestFile(t, "plain.yaml", "name: x\nentrypoint: y\nresources:\n  slots: 1\n")
+	no := writeTestFile(t, "no.yaml", "name: x\nentrypoint: y\nresources:\n  slots: 1\n  preemptible: false\n")
+	yes := writeTestFile(t, "yes.yaml", "name: x\nentrypoint: y\nresources:\n  preemptible: true\n")
+	exp := writeTestFile(t, "exp.yaml", "name: x\nkind: experiment\nentrypoint: y\nhyperparameters:\n  lr: [0.1, 0.01]\nsearcher: {name: grid, max_concurrent_trials: 2}\n")
+	tests := []struct {
+		name string
+		args []string
+		want any // resources.preemptible sent; nil: none
+	}{
+		{"a command naming none", []string{"submit", plain}, nil},
+		{"--wrap", []string{"submit", "--wrap", "x"}, nil},
+		{"an experiment naming none", []string{"submit", exp}, nil},
+		{"--priority-class LOW", []string{"submit", "--priority-class", "LOW", plain}, nil},
+		{"false, as written", []string{"submit", no}, false},
+		{"true, as written", []string{"submit", yes}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeMaster(t)
+			if _, _, err := runAt(t, f, tt.args...); err != nil {
+				t.Fatal(err)
+			}
+			var body struct {
+				Resources map[string]any `json:"resources"`
+			}
+			for i, r := range f.requests {
+				if r == "POST /api/v1/jobs" {
+					if err := json.Unmarshal([]byte(f.bodies[i]), &body); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if got := body.Resources["preemptible"]; got != tt.want {
+				t.Errorf("sent preemptible %v, want %v (resources %v)", got, tt.want, body.Resources)
+			}
+		})
+	}
+
+	msg := "resources.preemptible: false: project guest caps its members' jobs at priority class LOW (max_priority_class), " +
+		"which this job takes as it names no priority, and LOW work is always preemptible"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		reply(w, http.StatusBadRequest, api.Error{Error: msg, Field: "resources.preemptible"})
+	}))
+	t.Cleanup(srv.Close)
+	_, _, err := run(t, "--master", srv.URL, "submit", no)
+	if err == nil || !strings.Contains(err.Error(), no+":5: "+msg) {
+		t.Errorf("the master's refusal: %v, want it at %s:5", err, no)
 	}
 }

@@ -79,7 +79,11 @@ func (ja jobDryRun) judge(p auth.Principal, data []byte, opt SubmitOptions) (sub
 		// file's project: line or the -A flag that set it.
 		return submission{}, &httpError{status: http.StatusForbidden, field: "project", msg: err.Error()}
 	}
-	if capped, ok := capDefaultPriority(ja.m.Config(), p, rec.Project, data); ok {
+	capped, ok, err := capDefaultPriority(ja.m.Config(), p, rec.Project, data)
+	if err != nil {
+		return submission{}, err
+	}
+	if ok {
 		return ja.judge(p, capped, opt) // once: it names its class now
 	}
 	if err := checkFilePriorityCap(ja.m.Config(), p, rec.Project, spec, data); err != nil {

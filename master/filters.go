@@ -155,16 +155,16 @@ func unknownValue(what, value string, valid []string) error {
 	return badRequest(what, "%s %q: no such %s (%ss: %s)", what, value, what, what, list)
 }
 
-// parseJobStates reads GET /jobs's state filter: parseStates's, and
-// killing (stateKilling: the jobs still ending, readview_ending.go), which
-// the live jobs answer (jobsSel.matches) and endedFilter keeps from the
-// store. "all" is every state, as no filter is (the CLI's -t all, a
+// parseJobStates reads GET /jobs's state filter: parseStates's, killing
+// (stateKilling: the jobs still ending, readview_ending.go) and held
+// (stateHeld: the queued jobs held), which the live jobs answer
+// (jobsSel.matches) and endedFilter keeps from the store. "all" is every state, as no filter is (the CLI's -t all, a
 // dashboard link #/jobs?state=all).
 func parseJobStates(s string) ([]store.JobState, error) {
 	if strings.TrimSpace(s) == "all" {
 		return nil, nil
 	}
-	return statesIn(s, []store.JobState{store.JobQueued, store.JobRunning, stateKilling, store.JobCompleted, store.JobFailed, store.JobKilled})
+	return statesIn(s, []store.JobState{store.JobQueued, stateHeld, store.JobRunning, stateKilling, store.JobCompleted, store.JobFailed, store.JobKilled})
 }
 
 // parseStates reads a state filter: one job state or several separated

@@ -39,7 +39,7 @@ func TestJobFilters(t *testing.T) {
 		{name: "unknown project", query: "project=nosuch", error: `project "nosuch": no such project (projects: default)`, field: "project"},
 		{name: "unknown user", query: "user=nosuch", error: `user "nosuch": no such user (users: `, field: "user"},
 		{name: "unknown node", query: "node=nosuch", error: `node "nosuch": no such node (nodes: n1, n2)`, field: "node"},
-		{name: "unknown state", query: "state=done", error: `expected one of queued, running, killing, completed, failed, killed`, field: "state"},
+		{name: "unknown state", query: "state=done", error: `expected one of queued, held, running, killing, completed, failed, killed`, field: "state"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

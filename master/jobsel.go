@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/spec"
 	"github.com/allot-sched/allot/store"
 )
@@ -19,12 +20,19 @@ type jobsSel struct {
 	under []string
 }
 
+// stateHeld is the state filter (GET /jobs?state=held) that selects the
+// queued jobs held (allot job hold); no job is stored in it.
+const stateHeld = store.JobState(api.JobStateHeld)
+
 // matches reports whether a live job passes the selection but its node.
 // A job still ending (jobRead.ending) passes state=killing, and the state
-// it is stored in, killed.
+// it is stored in, killed; a queued job held passes state=held, and
+// queued, as Slurm's PD lists held jobs with the others.
 func (s jobsSel) matches(j *jobRead) bool {
 	f := s.f
-	if j.ending() && slices.Contains(f.States, stateKilling) {
+	switch {
+	case j.ending() && slices.Contains(f.States, stateKilling),
+		j.rec.State == store.JobQueued && j.rec.Held() && slices.Contains(f.States, stateHeld):
 		f.States = nil
 	}
 	return matchesLive(j.rec, f) && (s.under == nil || slices.Contains(s.under, j.rec.Project))

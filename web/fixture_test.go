@@ -338,8 +338,8 @@ func (f *fixture) listJobs(w http.ResponseWriter, r *http.Request) {
 		q.Del("state")
 	}
 	for _, s := range strings.Split(q.Get("state"), ",") {
-		if s != "" && !slices.Contains([]string{"queued", "running", "killing", "completed", "failed", "killed"}, s) {
-			writeJSON(w, http.StatusBadRequest, api.Error{Error: fmt.Sprintf("state %q: expected one of queued, running, killing, "+
+		if s != "" && !slices.Contains([]string{"queued", "held", "running", "killing", "completed", "failed", "killed"}, s) {
+			writeJSON(w, http.StatusBadRequest, api.Error{Error: fmt.Sprintf("state %q: expected one of queued, held, running, killing, "+
 				"completed, failed, killed, or several separated by commas", s)})
 			return
 		}
@@ -351,8 +351,10 @@ func (f *fixture) listJobs(w http.ResponseWriter, r *http.Request) {
 		projects = f.subtree(q.Get("project"))
 	}
 	for _, j := range f.jobs {
-		// As the master, state=killing selects the jobs still ending.
-		inState := matchAny(q.Get("state"), j.State) || (j.Ending && q.Get("state") != "" && matchAny(q.Get("state"), "killing"))
+		// As the master, state=killing selects the jobs still ending,
+		// state=held the queued jobs held.
+		inState := matchAny(q.Get("state"), j.State) || (j.Ending && q.Get("state") != "" && matchAny(q.Get("state"), "killing")) ||
+			(j.Held != nil && j.State == "queued" && q.Get("state") != "" && matchAny(q.Get("state"), "held"))
 		if inState && match(q.Get("pool"), j.Pool) &&
 			(projects[0] == "" || slices.Contains(projects, j.Project)) && match(q.Get("user"), j.User) {
 			c := *j

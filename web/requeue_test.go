@@ -153,3 +153,23 @@ func TestHoldQueuedJob(t *testing.T) {
 		t.Errorf("hold requests = %q, want 1", got)
 	}
 }
+
+// TestJobsHeldFilter: the job list's State filter offers held, which
+// asks the master for state=held and lists the held job alone.
+func TestJobsHeldFilter(t *testing.T) {
+	f := newFixture()
+	f.mu.Lock()
+	f.jobs[4].Held = &api.Held{By: "ann", At: now} // job 5, queued
+	f.mu.Unlock()
+	p := openPage(t, f, "#/jobs", wide)
+	p.waitFor(`[...document.querySelectorAll('#f-state option')].some((o) => o.value === 'held')`, "held among the states")
+	p.goTo("#/jobs?state=held")
+	p.waitFor(`document.querySelectorAll('tr[data-job]').length === 1 && !!document.querySelector('tr[data-job="5"]')`, "job 5 alone under state=held")
+	asked := false
+	for _, r := range f.seen("GET /jobs?") {
+		asked = asked || strings.Contains(r, "state=held")
+	}
+	if !asked {
+		t.Errorf("no GET /jobs with state=held sent: %q", f.seen("GET /jobs"))
+	}
+}

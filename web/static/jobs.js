@@ -6,9 +6,10 @@
 import {get, readsProject, whoami} from './api.js';
 import {blockerRef, estimate, fill, h, jobLink, memo, shownState, stateBadge, table} from './dom.js';
 
-// killing: killed jobs whose tasks still stop (the API's ending), which
-// the master's state filter selects too.
-const states = ['queued', 'running', 'killing', 'completed', 'failed', 'killed'];
+// killing: killed jobs whose tasks still stop (the API's ending), and
+// held: queued jobs held (allot job hold), which the master's state
+// filter selects too.
+const states = ['queued', 'held', 'running', 'killing', 'completed', 'failed', 'killed'];
 const ended = ['completed', 'failed', 'killed'];
 const pageSize = 200;
 const filters = ['state', 'pool', 'project', 'subprojects', 'user'];
