@@ -7,8 +7,9 @@ import "github.com/allot-sched/allot/sched"
 // the checkpoint request until the checkpoint lands (the task restarts
 // on its new placement, or is requeued where it ran when a node of that
 // placement went down) or its attempt ends otherwise (killed, lost,
-// completed, failed): the Cluster's Task embeds it, and so does the
-// master's task (master/state.go, mtask.inflight). The placements stay
+// completed, failed): both drivers' task records embed it (TaskRecord:
+// the Cluster's Task, the master's mtask), whose Enter lets go of it
+// as the task leaves preempting. The placements stay
 // each driver's own: the Cluster's record holds the new one in its Nodes,
 // the old one in Old and what drains as a record of its own (Drain);
 // the master's open attempt holds the old one, with its GPUs, and its

@@ -6,8 +6,8 @@ import "cmp"
 // task whose attempt a kill is ending: from the kill's request (a
 // user's kill of its job, its time limit, a gang's failed part, a
 // searcher's stop of a trial) until its attempt ends and the task
-// leaves killing. The Cluster's Task embeds it, and so does the
-// master's task (master/state.go, mtask.stop). How each driver learns
+// leaves killing. Both drivers' task records embed it (TaskRecord: the
+// Cluster's Task, the master's mtask). How each driver learns
 // of the end stays its own: the master from its agents' reports (or a
 // lost node), the Cluster by EventKillEnded where its driver gave the
 // kill time (Task.KillAfter, killing.go), else at once.
@@ -19,9 +19,9 @@ import "cmp"
 // task ends; Killing and AtLimit whenever a rule asks whether one is
 // under way and whose; Ends for the facts Ending.Decide weighs at the
 // end (killing, and to what); Leave once the task leaves killing
-// (the master's setTask, the Cluster's Tasks.Retire), after which
-// TimedOut says whether its time limit's kill ended it; Clear at a
-// launch. Reason, Cause, AgentApplied and TrialStopped are for what
+// (TaskRecord.Enter: the master's setTask, the Cluster's Tasks.set),
+// after which TimedOut says whether its time limit's kill ended it;
+// Clear at a launch. Reason, Cause, AgentApplied and TrialStopped are for what
 // only the master knows (what its end's transition says, and an agent
 // that applied the limit itself); Promise and Limited for what only the
 // Cluster promises (that the end it gives an attempt, Task.Due, is its

@@ -27,8 +27,18 @@ const Unbounded int64 = -1
 type Task struct {
 	Job int32 // the driver's job record
 	ID  int32 // the task's number in its job; a rescheduled task keeps it
-	// Retries counts the times the task was rescheduled after preemption.
-	Retries int32
+	// TaskRecord is the task's scheduling record, the one the master's
+	// task embeds too (record.go), whose State changes by Enter only
+	// (Tasks.set): its Retries are the times the task was rescheduled
+	// before this attempt (the count it was launched with); its
+	// Replacement the move or resize in flight (see Drain); its Stop the
+	// kill under way: while its KillAfter holds the task killing
+	// (Tasks.Kill), whether its time limit's kill (kills.limited) or a
+	// user's moved it there, which decides how it ends (a user's kill of
+	// its job meanwhile leaves a time limit's kill ending it timed out).
+	// The Stop also holds the Cluster's promise that the attempt's end
+	// (Due) is its time limit's (Limited). A launch clears it.
+	TaskRecord
 	// Record is the driver's record of this attempt (the simulator's
 	// index in its job's attempts), -1 for none.
 	Record int32
@@ -43,29 +53,19 @@ type Task struct {
 	Nodes []sched.NodeSlots
 	Work  int64 // remaining work at From, or Unbounded
 	Lost  int64 // run time that preemption and moves threw away
-	State TaskState
 	Ver   uint32
 	// Moving marks the draining old placement of a moved task, or (Left)
 	// the parts of a lost gang's attempt on nodes still up (leaving.go).
 	Moving, Left bool
-	// Replacement is the move or resize in flight, the record the
-	// master keeps too: while Replacing (a move or resize re-placed the
-	// task and its checkpoint has not landed) it holds Nodes reserved but
-	// does no work, and Drain is the slot of the Moving record of what
-	// of its old placement drains (-1: nothing drains). Its landing frees
-	// that record and resumes the task on Nodes (Tasks.Resume). Old is
-	// its old placement meanwhile (a resize keeps part of it in Nodes).
-	Replacement
+	// While Replacing (the record's Replacement: a move or resize
+	// re-placed the task and its checkpoint has not landed) it holds
+	// Nodes reserved but does no work, and Drain is the slot of the
+	// Moving record of what of its old placement drains (-1: nothing
+	// drains). Its landing frees that record and resumes the task on
+	// Nodes (Tasks.Resume). Old is its old placement meanwhile (a resize
+	// keeps part of it in Nodes).
 	Drain int32
 	Old   []sched.NodeSlots
-	// Stop is the kill under way, the record the master keeps too:
-	// while its KillAfter holds the task killing (Tasks.Kill), whether
-	// its time limit's kill (kills.limited) or a user's moved it there,
-	// which decides how it ends (a user's kill of its job meanwhile
-	// leaves a time limit's kill ending it timed out). It also holds the
-	// Cluster's promise that the attempt's end (Due) is its time limit's
-	// (Limited). A launch clears it.
-	Stop
 	// Unanswered marks an attempt whose start no agent answers: the
 	// driver set it when it launched the start (the simulator's
 	// start_lost script, JobSpec.StartLost) and gives the start up
@@ -205,9 +205,10 @@ type Tasks struct {
 	watch func(t *Task, from, to TaskState)
 }
 
-// set moves record ti to state to: every change of a record's State goes
-// through here (from "" where born says the record is new), so that a
-// test can check each against the graph (TaskEdge).
+// set moves record ti to state to by its record's transition (Enter,
+// the master's too): every change of a record's State goes through here
+// (from "" where born says the record is new), so that a test can check
+// each against the graph (TaskEdge).
 func (ts *Tasks) set(ti int32, to TaskState, born bool) {
 	t := &ts.all[ti]
 	if ts.watch != nil {
@@ -217,7 +218,7 @@ func (ts *Tasks) set(ti int32, to TaskState, born bool) {
 		}
 		ts.watch(t, from, to)
 	}
-	t.State = to
+	t.Enter(to)
 }
 
 // At is the task record in slot ti. The pointer is valid until the next
@@ -462,8 +463,14 @@ func (ts *Tasks) Abandoned(ti int32) int32 {
 // Retire marks task ti as having let go of its slots, ending in state
 // st, which must not be active; outcomes promised for it become stale.
 func (ts *Tasks) Retire(ti int32, st TaskState) {
-	ts.set(ti, st, false)
-	ts.all[ti].Stop.Leave(st) // its kill, if one was under way, is over
-	ts.all[ti].Ver++
+	t := &ts.all[ti]
+	launched := t.Retries
+	ts.set(ti, st, false) // its kill, if one was under way, is over (Enter)
+	// The record is one attempt's: it keeps the count it was launched
+	// with, where Enter counted a requeue (st queued, after a loss), as
+	// its task's requeue is counted on its job's waiting entry
+	// (Resumed.Retries, Job.end) for its next record (TaskRecord).
+	t.Retries = launched
+	t.Ver++
 	ts.retired++
 }

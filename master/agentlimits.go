@@ -47,7 +47,7 @@ func (ag agentLimits) timeLimitsFor(n *mnode) []api.TimeLimit {
 	for _, t := range ag.m.tasksOn(n.rec.Name) {
 		p := t.part(n.rec.Name)
 		at, ok := deadline(t)
-		if !ok && t.stop.AtLimit() {
+		if !ok && t.Stop.AtLimit() {
 			at, ok = deadlineOf(t)
 		}
 		if p == nil || p.state == partExited || !ok {
@@ -87,8 +87,8 @@ func (ag agentLimits) exitedPart(ctx context.Context, t *mtask, node string, p *
 func (ag agentLimits) stoppedAtLimit(ctx context.Context, t *mtask, node string) error {
 	at, _ := deadlineOf(t)
 	note := ag.m.planner.limits.agentNote(node, at)
-	if t.stop.Killing() {
-		t.stop.AgentApplied(limitReason(t) + note) // a time limit's kill only
+	if t.Stop.Killing() {
+		t.Stop.AgentApplied(limitReason(t) + note) // a time limit's kill only
 		return nil
 	}
 	return ag.m.killTask(ctx, t, store.TaskKilled, limitReason(t)+note, store.CauseTimeLimit)

@@ -304,12 +304,12 @@ func (ag *agents) report(ctx context.Context, n *mnode, r api.Report) error {
 	case api.EventExited:
 		// The reason an agent that applied the time limit gave the end so
 		// far (stoppedAtLimit), put back with the part if this fails.
-		before, agentSaid := *p, t.stop.Reason("")
+		before, agentSaid := *p, t.Stop.Reason("")
 		p.state, p.outcome, p.exitCode, p.err = partExited, agent.Outcome(r.Outcome), r.ExitCode, r.Error
 		p.exitedAt = partExit(t.att, r.At, ag.m.now())
 		p.noStart = before.state == partStarting && p.outcome == agent.OutcomeFailed
 		if err := ag.limits.exitedPart(ctx, t, n.rec.Name, p, r.StoppedAtLimit); err != nil {
-			t.stop.AgentApplied(agentSaid)
+			t.Stop.AgentApplied(agentSaid)
 			// Nothing was stored: the part must still look running, so
 			// that the agent's resent report is applied, not ignored as
 			// a duplicate (which would hold the task and its GPUs).
@@ -397,7 +397,7 @@ func (ag *agents) finish(ctx context.Context, t *mtask) error {
 		if v.Unplaced {
 			note = unplacedNote
 		}
-		then.Reason = ea.failReason(preemptedLead, t.retries) + note
+		then.Reason = ea.failReason(preemptedLead, t.Retries) + note
 	}
 	op := &taskOp{t: t, tr: tr, then: then, usage: usageOf(t, tr.End.ExitedAt)}
 	if err := ag.m.persistTasks(ctx, []*taskOp{op}); err != nil {
@@ -471,7 +471,7 @@ func (ag *agents) finishTransitions(t *mtask, e lifecycle.Ending, v lifecycle.Ve
 			ExitedAt: exitOf(t.att, now)}}
 	switch {
 	case e.Killing && v.Attempt != lifecycle.AttemptCompleted: // not a stop it outran
-		tr.Reason, tr.Cause = t.stop.Reason(t.rec.Reason), store.Cause(t.stop.Cause())
+		tr.Reason, tr.Cause = t.Stop.Reason(t.rec.Reason), store.Cause(t.Stop.Cause())
 	case e.Kind == lifecycle.EndCompleted:
 		tr.Reason = "completed"
 		ag.m.planner.runs.note(tr.At.Sub(t.att.started), t.job.rec.TimeLimit)
@@ -490,7 +490,7 @@ func (ag *agents) finishTransitions(t *mtask, e lifecycle.Ending, v lifecycle.Ve
 			// A resize is no move: an elastic task growing in place read
 			// "checkpointed to move".
 			tr.Reason = "checkpointed to move"
-			if t.inflight.Kind == lifecycle.Resize {
+			if t.Replacement.Kind == lifecycle.Resize {
 				tr.Reason = "checkpointed to resize"
 			}
 			then.Placement, then.Reason = placementOf(t.next), "restarted on its new placement"
@@ -557,7 +557,7 @@ func (ag *agents) endAttempt(ctx context.Context, t *mtask, reason string, cause
 		Attempt: t.rec.Attempt, At: ag.m.now(), Reason: reason, End: &store.AttemptEnd{State: v.Attempt},
 		Cause: cause, PartRan: ran && t.rec.State == store.TaskStarting}
 	if v.ByExit {
-		tr.Reason = ea.failReason(reason, t.retries)
+		tr.Reason = ea.failReason(reason, t.Retries)
 	}
 	// The parts left on nodes up are killed at once, without the pool's
 	// kill_grace: the attempt ends now and frees its GPUs, which the next

@@ -62,7 +62,7 @@ func stoppedThere(t *mtask, node string) bool {
 func (r *restorer) agentStops(ctx context.Context, j *mjob) error {
 	var since time.Time
 	for _, t := range j.tasks {
-		if t.att != nil && !t.inflight.Replacing() && t.rec.State == store.TaskPreempting && (since.IsZero() || t.rec.UpdatedAt.Before(since)) {
+		if t.att != nil && !t.Replacement.Replacing() && t.rec.State == store.TaskPreempting && (since.IsZero() || t.rec.UpdatedAt.Before(since)) {
 			since = t.rec.UpdatedAt
 		}
 	}

@@ -84,7 +84,7 @@ func (ja *jobsAPI) kill(ctx context.Context, j *mjob, reason string) error {
 	for _, op := range ops {
 		ja.m.setTask(op.t, op.rec)
 		if op.rec.State == store.TaskKilling {
-			op.t.stop.Kill(store.TaskKilled, "")
+			op.t.Stop.Kill(store.TaskKilled, "")
 			ja.m.sendAll(op.t, api.CommandKill, poolKillGrace(ja.m.cfg, j.rec.Pool))
 		}
 	}

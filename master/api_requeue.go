@@ -223,17 +223,17 @@ func requeueTasks(ja *jobsAPI, j *mjob) ([]*mtask, error) {
 	fail, maxRetries := ea.rule()
 	var out []*mtask
 	for _, t := range j.tasks {
-		if t.rec.State == store.TaskPreempting && t.inflight.Replacing() {
+		if t.rec.State == store.TaskPreempting && t.Replacement.Replacing() {
 			return nil, &httpError{status: http.StatusConflict, msg: fmt.Sprintf(
 				"job %d: task %d is being moved or resized; requeue it once its checkpoint has landed", j.rec.ID, t.rec.Index)}
 		}
 		if t.rec.State != store.TaskStarting && t.rec.State != store.TaskRunning {
 			continue
 		}
-		if !lifecycle.ExitRequeues(fail, maxRetries, t.retries) {
+		if !lifecycle.ExitRequeues(fail, maxRetries, t.Retries) {
 			return nil, &httpError{status: http.StatusConflict, msg: fmt.Sprintf(
 				"job %d: its exit actions (%s) would fail task %d rather than requeue it; kill the job instead, or let it end",
-				j.rec.ID, ea.failNote(t.retries), t.rec.Index)}
+				j.rec.ID, ea.failNote(t.Retries), t.rec.Index)}
 		}
 		out = append(out, t)
 	}

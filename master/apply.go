@@ -150,7 +150,7 @@ func (pl *planner) apply(ctx context.Context, effects []lifecycle.Effect) (start
 			t.preempted = pl.nextLaunch()
 			if op.next != nil {
 				t.next, t.nextAt = op.next, now
-				t.inflight.Reserve(op.kind, now.Unix(), op.tr.ForJob, op.tr.Why)
+				t.Replacement.Reserve(op.kind, now.Unix(), op.tr.ForJob, op.tr.Why)
 				t.drainLaunch = pl.nextLaunch()
 				pl.m.holdParts(t, t.next)
 			}

@@ -242,7 +242,7 @@
 //     carried reservations from the store (launchorder.go,
 //     reservations.go), whether an elastic job was ever scheduled
 //     (planner.grew, stored as store.MarkGrows; loop.go, restore.go), and
-//     each task's requeues, which its exit actions cap (mtask.retries,
+//     each task's requeues, which its exit actions cap (mtask.Retries,
 //     counted from the event log).
 //
 // A preempted task whose checkpoint landed, and a lost one that would be

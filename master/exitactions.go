@@ -114,20 +114,20 @@ const (
 // which ended as kind (ran: whether a part of it ran, for a lost one):
 // whether it was being killed and to what, whether its checkpoint landed
 // for a move or resize and a node of its next placement is down
-// (mtask.inflight's Landing, planner.reservedDown), its job's
+// (mtask.Replacement's Landing, planner.reservedDown), its job's
 // preemptibility, and its exit actions in force, ea, with its requeues
 // so far, which the reasons name (failReason).
 func (m *Master) ending(t *mtask, kind lifecycle.EndKind, ran bool) (e lifecycle.Ending, ea exitActions) {
 	ea = exitActionsOf(m.cfg, t.job)
-	e = ea.ending(kind, t.retries)
-	t.stop.Ends(&e)
-	t.inflight.Landing(&e, func() bool { return m.planner.reservedDown(t) })
+	e = ea.ending(kind, t.Retries)
+	t.Stop.Ends(&e)
+	t.Replacement.Landing(&e, func() bool { return m.planner.reservedDown(t) })
 	e.Preemptible, e.Ran = t.job.rec.Preemptible, ran
 	return e, ea
 }
 
 // ending is an attempt's ending as kind, with these exit actions and
-// the task's requeues so far, retries (mtask.retries).
+// the task's requeues so far, retries (mtask.Retries).
 func (ea exitActions) ending(kind lifecycle.EndKind, retries int32) lifecycle.Ending {
 	fail, maxRetries := ea.rule()
 	return lifecycle.Ending{Kind: kind, FailOnPreempt: fail, MaxRetries: maxRetries, Retries: retries}

@@ -72,7 +72,7 @@ func (r *restorer) restoreSearch(ctx context.Context, j *mjob) error {
 		if t.rec.Index >= s.Trials() || s.Trial(t.rec.Index).Decision != searcher.Stop {
 			continue
 		}
-		if !j.rec.State.Terminal() && t.stop.TrialStopped() {
+		if !j.rec.State.Terminal() && t.Stop.TrialStopped() {
 			continue
 		}
 		if err := m.agents.trials.stopTrial(ctx, t); err != nil {

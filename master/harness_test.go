@@ -54,6 +54,9 @@ type harness struct {
 	m     *Master
 	srv   *httptest.Server
 	opt   Options
+	// states watches m's tasks' changes of state (watchTaskStates),
+	// which must stay on the graph.
+	states *stateWatch
 	// admin is an admin's API token, and join a join token, made at the
 	// harness's start; tokens holds the tokens of users made by as.
 	admin, join string
@@ -123,6 +126,7 @@ func (h *harness) start() {
 		h.t.Fatal(err)
 	}
 	h.m = m
+	h.states = watchTaskStates(h.t, m)
 	h.srv = httptest.NewServer(m.Handler())
 	h.t.Cleanup(h.srv.Close)
 	if h.admin == "" {

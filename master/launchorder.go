@@ -68,7 +68,7 @@ func (r *restorer) restorePlaces(ctx context.Context) error {
 // also the drained placement's launch. The attempt a move or resize
 // restarted continues the one launched then (mattempt.continues), which
 // the time limit and the snapshot's starts count from. Each task's
-// requeues (mtask.retries) are its transitions to queued.
+// requeues (mtask.Retries) are its transitions to queued.
 func (r *restorer) restoreLaunches(ctx context.Context) error {
 	m := r.m
 	last := m.planner.view.launches
@@ -83,7 +83,7 @@ func (r *restorer) restoreLaunches(ctx context.Context) error {
 		launched := make([]time.Time, len(j.tasks))
 		moved := make([]bool, len(j.tasks))
 		for _, t := range j.tasks {
-			t.retries = 0
+			t.Retries = 0
 		}
 		for _, e := range evs {
 			if e.Index < 0 || e.Index >= len(j.tasks) || j.tasks[e.Index].rec.Index != e.Index {
@@ -98,7 +98,7 @@ func (r *restorer) restoreLaunches(ctx context.Context) error {
 			case e.To == string(store.TaskPreempting):
 				t.preempted = e.Seq
 			case e.To == string(store.TaskQueued):
-				t.retries++ // a task is created queued with no event of its own
+				t.Retries++ // a task is created queued with no event of its own
 				if e.From != string(store.TaskPreempting) {
 					t.preempted = e.Seq // as setTask orders it
 				}
@@ -106,7 +106,7 @@ func (r *restorer) restoreLaunches(ctx context.Context) error {
 			last = max(last, e.Seq)
 		}
 		for _, t := range j.tasks {
-			if t.inflight.Replacing() {
+			if t.Replacement.Replacing() {
 				t.drainLaunch = t.preempted
 			}
 			if t.att != nil && moved[t.rec.Index] {
@@ -120,7 +120,7 @@ func (r *restorer) restoreLaunches(ctx context.Context) error {
 
 // needsStamps says whether a restored job has a task whose place in
 // launch or resume order counts: one that holds an attempt, or has run
-// and may resume (and the requeues its exit actions count, mtask.retries).
+// and may resume (and the requeues its exit actions count, mtask.Retries).
 func needsStamps(j *mjob) bool {
 	for _, t := range j.tasks {
 		if t.att != nil || t.rec.Restarts > 0 {
@@ -138,7 +138,7 @@ func (pl *planner) nextLaunch() int64 {
 
 // launchOf is the place of an allocation in launch order.
 func launchOf(r allocRef) int64 {
-	if r.t.inflight.Replacing() && !r.next {
+	if r.t.Replacement.Replacing() && !r.next {
 		return r.t.drainLaunch
 	}
 	return r.t.launch

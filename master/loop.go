@@ -183,7 +183,7 @@ func (s *settling) Carry(plan *sched.Plan) {
 // (current checks the attempt).
 func (s *settling) Replacing(a int32) bool {
 	r := s.pl.view.allocs[a]
-	return r.next || r.t.inflight.Replacing()
+	return r.next || r.t.Replacement.Replacing()
 }
 
 // OnDrained reports whether allocation a's task has a part on a draining
@@ -296,9 +296,9 @@ func (m *Master) killTask(ctx context.Context, t *mtask, endTo store.TaskState, 
 	}
 	m.setTask(t, rec)
 	if cause == store.CauseTimeLimit {
-		t.stop.LimitKill(string(cause)) // ends killed
+		t.Stop.LimitKill(string(cause)) // ends killed
 	} else {
-		t.stop.Kill(endTo, string(cause))
+		t.Stop.Kill(endTo, string(cause))
 	}
 	m.sendAll(t, api.CommandKill, poolKillGrace(m.cfg, t.job.rec.Pool))
 	m.log.Info("killing task", "task", t.id().String(), "reason", reason)

@@ -170,6 +170,11 @@ type Master struct {
 	// reports holds the passes after a store outage while the agents'
 	// held reports are on their way (reportsettle.go).
 	reports reportWait
+	// watch, when set (tests only: watchTaskStates), hears of every
+	// stored row setTask records, with the state its task left and
+	// entered, so that a test checks each change against the graph
+	// (lifecycle.TaskEdge). nil in production: one nil check.
+	watch func(t *mtask, from, to store.TaskState)
 }
 
 // defaults checks the options and fills in those left zero.

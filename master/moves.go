@@ -19,7 +19,7 @@ import (
 // in the same transaction as the plan's other items, and only then sends
 // the preempt command, with the pool's grace period: the task
 // checkpoints. From then on the new placement's GPUs are held for the task
-// (mtask.next), the move or resize is in flight (mtask.inflight, the
+// (mtask.next), the move or resize is in flight (mtask.Replacement, the
 // lifecycle.Replacement the simulator's task records keep too), and
 // snapshots show the task as the core expects, split by that record
 // (Replacement.Split): its new placement running, and whatever of the
@@ -227,7 +227,7 @@ func (a *mattempt) first() time.Time {
 }
 
 // nextFor reads back, for job j's tasks restored with a move or
-// resize under way, who it makes room for and why (mtask.inflight's For
+// resize under way, who it makes room for and why (mtask.Replacement's For
 // and Why) from the event of its transition to preempting, which keeps
 // them (store.Event.ForJob, Why): a restarted master's views say what
 // they said before it. It reads the job's events from the first such
@@ -235,7 +235,7 @@ func (a *mattempt) first() time.Time {
 func (r *restorer) nextFor(ctx context.Context, j *mjob) error {
 	var since time.Time
 	for _, t := range j.tasks {
-		if t.inflight.Replacing() && (since.IsZero() || t.nextAt.Before(since)) {
+		if t.Replacement.Replacing() && (since.IsZero() || t.nextAt.Before(since)) {
 			since = t.nextAt
 		}
 	}
@@ -248,13 +248,13 @@ func (r *restorer) nextFor(ctx context.Context, j *mjob) error {
 	}
 	reserved := map[int]*mtask{}
 	for _, t := range j.tasks {
-		if t.inflight.Replacing() {
+		if t.Replacement.Replacing() {
 			reserved[t.rec.Index] = t
 		}
 	}
 	for _, e := range evs {
 		if t := reserved[e.Index]; t != nil && e.Attempt == t.rec.Attempt {
-			t.inflight.For, t.inflight.Why = e.ForJob, e.Why // the attempt's last
+			t.Replacement.For, t.Replacement.Why = e.ForJob, e.Why // the attempt's last
 		}
 	}
 	return nil

@@ -177,7 +177,7 @@ func captureJob(j *mjob) *jobRead {
 			}
 			if p.state != partExited {
 				r.open = append(r.open, taskPart{task: t.rec.Index, node: p.node,
-					killing: t.rec.State == store.TaskKilling, ran: ran, retries: t.retries})
+					killing: t.rec.State == store.TaskKilling, ran: ran, retries: t.Retries})
 			}
 		}
 	}

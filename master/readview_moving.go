@@ -10,7 +10,7 @@ import (
 // A job being moved. While a move's checkpoint runs (a consolidation
 // making room for another job, or a re-placement), the task is
 // preempting in the store, holding its old placement, with the new one
-// reserved (mtask.next, inflight) with as many slots; its job is running. A list
+// reserved (mtask.next, Replacement) with as many slots; its job is running. A list
 // that showed that alone read as a preemption, the task's "preempting"
 // as an end to come. The views say it (api.Job.Moving, api.Task.Move),
 // as they say a resize (readview_resizing.go): the stored states, which
@@ -21,7 +21,7 @@ import (
 // being moved, and for one being resized (taskResize), whose slots
 // change.
 func taskMove(t *mtask) (api.NodeChange, bool) {
-	if t == nil || t.rec.State != store.TaskPreempting || !t.inflight.Replacing() || t.att == nil {
+	if t == nil || t.rec.State != store.TaskPreempting || !t.Replacement.Replacing() || t.att == nil {
 		return api.NodeChange{}, false
 	}
 	if _, resized := taskSlots(t); resized {
@@ -52,7 +52,7 @@ func movingOf(j *mjob) *api.Moving {
 			r.Tasks++
 			continue
 		}
-		r = &api.Moving{Task: t.rec.Index, Tasks: 1, From: c.From, To: c.To, ForJob: t.inflight.For, Since: t.nextAt}
+		r = &api.Moving{Task: t.rec.Index, Tasks: 1, From: c.From, To: c.To, ForJob: t.Replacement.For, Since: t.nextAt}
 	}
 	return r
 }

@@ -37,10 +37,10 @@ func stopDeadline(t *mtask) time.Time {
 }
 
 // taskPreempt reports whether task t is being preempted: preempting and
-// neither moved nor resized (no move or resize in flight, mtask.inflight),
+// neither moved nor resized (no move or resize in flight, mtask.Replacement),
 // so that it waits again once it stops.
 func taskPreempt(t *mtask) bool {
-	return t != nil && t.rec.State == store.TaskPreempting && !t.inflight.Replacing() && t.att != nil
+	return t != nil && t.rec.State == store.TaskPreempting && !t.Replacement.Replacing() && t.att != nil
 }
 
 // preemptingOf is what the view of job j says of its tasks being

@@ -26,7 +26,7 @@ func taskResize(t *mtask) (api.SlotChange, bool) {
 
 // resizingOf is what the view of job j says of its tasks being resized:
 // the first's resize, who for and why (as the master applied it, or read
-// it back from its event after a restart: mtask.inflight's For and
+// it back from its event after a restart: mtask.Replacement's For and
 // Why), and
 // how many; nil when none is.
 func resizingOf(j *mjob) *api.Resizing {
@@ -40,8 +40,8 @@ func resizingOf(j *mjob) *api.Resizing {
 			r.Tasks++
 			continue
 		}
-		r = &api.Resizing{Task: t.rec.Index, Tasks: 1, From: c.From, To: c.To, Since: t.nextAt, ForJob: t.inflight.For,
-			Why: t.inflight.Why}
+		r = &api.Resizing{Task: t.rec.Index, Tasks: 1, From: c.From, To: c.To, Since: t.nextAt, ForJob: t.Replacement.For,
+			Why: t.Replacement.Why}
 	}
 	return r
 }

@@ -116,7 +116,7 @@ func checkResizing(t *testing.T, h *harness, victim, taker int64, resizing strin
 }
 
 // TestResizeShownAfterRestart: who a resize under way shrinks its task
-// for and why are what the master applied (mtask.inflight), not
+// for and why are what the master applied (mtask.Replacement), not
 // read back from the reason, and a master restarted while the
 // checkpoint runs reads them back from the transition's event: its
 // views say the same as before the restart (for_job, why, and the

@@ -194,7 +194,7 @@ func (r *restorer) restoreJob(ctx context.Context, id int64, j *mjob) error {
 // preempt or kill a stopping task was sent.
 func (r *restorer) restoreTask(j *mjob, rec store.Task, open map[int]store.Attempt) error {
 	m := r.m
-	t := &mtask{job: j, rec: rec}
+	t := newTask(j, rec)
 	j.tasks = append(j.tasks, t)
 	j.count.add(rec.State, 1)
 	if !rec.State.Active() {
@@ -219,14 +219,14 @@ func (r *restorer) restoreTask(j *mjob, rec store.Task, open map[int]store.Attem
 		// reservation once the checkpoint lands, as before the restart.
 		t.next, t.nextAt = partsOf(rec.Reserved), rec.UpdatedAt
 		// Who for and why are read back from its event (restorer.nextFor).
-		t.inflight.Reserve(reservedKind(rec.Reason), rec.UpdatedAt.Unix(), 0, "")
+		t.Replacement.Reserve(reservedKind(rec.Reason), rec.UpdatedAt.Unix(), 0, "")
 		m.holdParts(t, t.next)
 	}
 	switch rec.State {
 	case store.TaskPreempting:
 		m.sendAll(t, api.CommandPreempt, poolGrace(m.cfg, j.rec.Pool))
 	case store.TaskKilling:
-		t.stop.Kill(store.TaskKilled, "") // for a cause not known
+		t.Stop.Kill(store.TaskKilled, "") // for a cause not known
 		// The grace again, in full: an agent still killing the
 		// attempt keeps its first deadline (agent.Task.Kill).
 		m.sendAll(t, api.CommandKill, poolKillGrace(m.cfg, j.rec.Pool))

@@ -118,7 +118,7 @@ func (pl *planner) snapTask(ji int, t *mtask, nodeIdx map[string]int32, now time
 	// (lifecycle.Replace): the attempt keeps its first start.
 	every := t.job.spec.checkpointEvery
 	h := t.att.Hold(nil, t.rec.State == store.TaskPreempting || t.rec.State == store.TaskKilling, false)
-	if !t.inflight.Replacing() {
+	if !t.Replacement.Replacing() {
 		// The common case, thousands a pass: the allocation is filled in
 		// place, before its nodes (the checkpoint's division overlaps
 		// their lookups), and dropped when none is in the snapshot;
@@ -138,7 +138,7 @@ func (pl *planner) snapTask(ji int, t *mtask, nodeIdx map[string]int32, now time
 	// of the old drains (by the move's or resize's kind: placeReserved
 	// keeps a resize's own GPUs, up to its new slots on each node).
 	h.Nodes = snapNodesOf(nil, t.att.parts, nodeIdx)
-	placed, drained := t.inflight.Split(&h, snapNodesOf(nil, t.next, nodeIdx), nil)
+	placed, drained := t.Replacement.Split(&h, snapNodesOf(nil, t.next, nodeIdx), nil)
 	if len(placed.Nodes) > 0 {
 		s.Allocs = append(s.Allocs, placed.Alloc(ji, s.Now, every))
 		v.allocs = append(v.allocs, allocRef{t: t, next: true})

@@ -69,11 +69,21 @@ type mtask struct {
 	// its log lines may arrive after its end (gangSeq). nil when none
 	// closed since the master started (the store has the placement).
 	closed *mattempt
-	// stop is the kill under way, the record the simulator's
-	// lifecycle.Cluster keeps of one too (its Task embeds it), asked and
-	// ended by the same transitions (lifecycle.Stop: Kill or LimitKill
-	// in killTask, a job's kill and restoreTask, Leave in setTask once
-	// the task leaves killing) and read by the same rules (Ends:
+	// TaskRecord is the task's scheduling record, the one the
+	// simulator's lifecycle.Cluster keeps of each task too (its Task
+	// embeds it), changed by the same transition (Enter, in setTask
+	// only, which sets rec's state with it: both always say the same)
+	// and its parts decided on by the same methods:
+	//
+	// Its Retries count the task's requeues, after a preemption or a
+	// lost attempt (not a move's restart), which its job's exit actions
+	// cap (lifecycle.Ending.Decide, in finish and endAttempt); Enter
+	// counts each as the task enters queued, and a restarted master
+	// counts them in the event log (restoreLaunches).
+	//
+	// Its Stop is the kill under way (lifecycle.Stop: Kill or LimitKill
+	// in killTask, a job's kill and restoreTask; left by Enter once the
+	// task leaves killing), read by the same rules (Ends:
 	// Master.ending). What the kill ends the task in: killed for a kill
 	// or a time limit, failed when a part of a gang failed, completed for
 	// a searcher's stop; its cause, which its end keeps too; a task found
@@ -83,22 +93,20 @@ type mtask struct {
 	// once it ended TimedOut marks a task its time limit killed, for its
 	// job's reason (killedReason); false for one that ended before a
 	// restart.
-	stop lifecycle.Stop
-	// inflight is the move or resize in flight, the record the
-	// simulator's lifecycle.Cluster keeps of one too (its Task embeds
-	// it), reserved and ended by the same transitions
-	// (lifecycle.Replacement: Reserve in apply and restoreTask,
-	// Unreserve in setTask once the task leaves preempting) and read by
-	// the same rules (Replacing: settling.Replacing and the views;
-	// Split: snapTask; Landing: Master.ending). Its For and Why are the
-	// job it makes room for (0: none) and a shrink's rule in words
-	// (resizeWhy), for the views; a restart reads them back from the
-	// transition's event (restorer.nextFor).
-	inflight lifecycle.Replacement
+	//
+	// Its Replacement is the move or resize in flight
+	// (lifecycle.Replacement: Reserve in apply and restoreTask; let go
+	// of by Enter once the task leaves preempting), read by the same
+	// rules (Replacing: settling.Replacing and the views; Split:
+	// snapTask; Landing: Master.ending). Its For and Why are the job it
+	// makes room for (0: none) and a shrink's rule in words (resizeWhy),
+	// for the views; a restart reads them back from the transition's
+	// event (restorer.nextFor).
+	lifecycle.TaskRecord
 	// next is where a preempting task that a plan moved or resized
 	// restarts as soon as its attempt ends (store.Task.Reserved); its
 	// GPUs are held for it from the plan on, nil while nothing is in
-	// flight. nextAt is inflight.Since at the wall clock's precision,
+	// flight. nextAt is Replacement.Since at the wall clock's precision,
 	// which the views show: when it was reserved.
 	next   []*mpart
 	nextAt time.Time
@@ -111,11 +119,6 @@ type mtask struct {
 	// attempt or start; launchorder.go); 0 for none since the master
 	// started.
 	preempted int64
-	// retries counts the task's requeues, after a preemption or a lost
-	// attempt (not a move's restart), which its job's exit actions cap
-	// (lifecycle.Ending.Decide, in finish and endAttempt); a restarted
-	// master counts them in the event log (restoreLaunches).
-	retries int32
 	// exited is when the processes of the attempt that ended the task
 	// exited, by its agents' word (store.Attempt.ExitedAt: finish, or a
 	// late exit's amendment); zero for a task the master ended on no
@@ -354,40 +357,6 @@ func (n *mnode) send(c api.Command) {
 	n.wake = make(chan struct{})
 }
 
-// setTask records a task's new stored row in the mirror: counts, the
-// release of its GPUs when its attempt closed (or a new one replaced it),
-// and of its reserved GPUs once it left preempting.
-func (m *Master) setTask(t *mtask, rec store.Task) {
-	m.batches.touch(t.job)
-	old := t.rec.State
-	t.rec = rec
-	if old != rec.State {
-		t.job.count.add(old, -1)
-		t.job.count.add(rec.State, 1)
-		if rec.State == store.TaskQueued {
-			t.retries++
-			if old != store.TaskPreempting {
-				// Requeued without a preemption (its node or start
-				// lost): it resumes first among its job's waiting
-				// tasks, as the simulator's job resumes the last
-				// requeued first.
-				t.preempted = m.planner.nextLaunch()
-			}
-		}
-	}
-	if t.att != nil && (!rec.State.Active() || rec.Attempt != t.att.number) {
-		m.release(t)
-		t.att, t.closed = nil, t.att
-	}
-	if rec.State != store.TaskPreempting && t.inflight.Unreserve() {
-		m.releaseParts(t, t.next)
-		t.next = nil
-	}
-	if rec.State != store.TaskKilling {
-		t.stop.Leave(rec.State)
-	}
-}
-
 // release frees the GPUs that t's attempt holds.
 func (m *Master) release(t *mtask) {
 	delete(m.open, t)
@@ -442,7 +411,7 @@ func (m *Master) holdParts(t *mtask, parts []*mpart) {
 func killedReason(j *mjob, killed int) string {
 	limited := 0
 	for _, t := range j.tasks {
-		if t.stop.TimedOut() {
+		if t.Stop.TimedOut() {
 			limited++
 		}
 	}
@@ -535,6 +504,11 @@ func queuedReason(j *mjob) string {
 // near the end is cheaper than sorting the whole queue on the next pass.
 // Callers hold mu.
 func (m *Master) addJob(j *mjob) {
+	for _, t := range j.tasks {
+		// Its handler made its tasks queued (jobsAPI.submit): their
+		// records are born in their rows' state, as newTask's.
+		t.State = t.rec.State
+	}
 	m.jobs[j.rec.ID] = j
 	if m.planner != nil {
 		m.planner.roster.touch(j)

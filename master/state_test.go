@@ -399,11 +399,11 @@ func TestKilledReasonCountsTimeLimits(t *testing.T) {
 				if i < len(c.limited) {
 					// Killed, by its time limit's kill or a user's.
 					if c.limited[i] {
-						task.stop.LimitKill(string(store.CauseTimeLimit))
+						task.Stop.LimitKill(string(store.CauseTimeLimit))
 					} else {
-						task.stop.Kill(store.TaskKilled, "")
+						task.Stop.Kill(store.TaskKilled, "")
 					}
-					task.stop.Leave(store.TaskKilled)
+					task.Stop.Leave(store.TaskKilled)
 				}
 				j.tasks = append(j.tasks, task)
 			}

@@ -1,0 +1,56 @@
+package master
+
+import (
+	"github.com/allot-sched/allot/lifecycle"
+	"github.com/allot-sched/allot/store"
+)
+
+// A task's state in the mirror is its scheduling record's
+// (mtask.TaskRecord, lifecycle.TaskRecord, which the simulator's
+// lifecycle.Cluster keeps of each task too), changed by its one
+// transition, Enter, here only: setTask, which records each stored row
+// of the task, enters the row's state with it, so that the record and
+// the row always say the same. A checkpoint's landing and what follows
+// it at once (requeued, restarted where a move or resize reserved,
+// failed by its exit actions) are stored together, preempting →
+// preempted and on (finishTransitions), and entered as one change.
+
+// setTask records a task's new stored row in the mirror: its state by
+// its record's transition (lifecycle.TaskRecord.Enter: a requeue
+// counted, a move or resize in flight let go of once it left
+// preempting, a kill under way over once it left killing), counts, the
+// release of its GPUs when its attempt closed (or a new one replaced it),
+// and of its reserved GPUs once it left preempting.
+func (m *Master) setTask(t *mtask, rec store.Task) {
+	m.batches.touch(t.job)
+	t.rec = rec
+	e := t.Enter(rec.State)
+	if e.From != rec.State {
+		t.job.count.add(e.From, -1)
+		t.job.count.add(rec.State, 1)
+		if e.Requeued && e.From != store.TaskPreempting {
+			// Requeued without a preemption (its node or start
+			// lost): it resumes first among its job's waiting
+			// tasks, as the simulator's job resumes the last
+			// requeued first.
+			t.preempted = m.planner.nextLaunch()
+		}
+	}
+	if t.att != nil && (!rec.State.Active() || rec.Attempt != t.att.number) {
+		m.release(t)
+		t.att, t.closed = nil, t.att
+	}
+	if e.Unreserved {
+		m.releaseParts(t, t.next)
+		t.next = nil
+	}
+	if m.watch != nil {
+		m.watch(t, e.From, rec.State)
+	}
+}
+
+// newTask is task rec of job j in the mirror, its record entering rec's
+// state (a task just submitted, queued; one a restart reads back).
+func newTask(j *mjob, rec store.Task) *mtask {
+	return &mtask{job: j, rec: rec, TaskRecord: lifecycle.TaskRecord{State: rec.State}}
+}
