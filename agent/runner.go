@@ -382,17 +382,27 @@ func prepareFiles(spec TaskSpec) (taskFiles, error) {
 	if err := writeFileAtomic(f.hp, append(hp, '\n')); err != nil {
 		return f, err
 	}
-	ckpt := spec.CheckpointDir
-	if ckpt == "" {
-		ckpt = filepath.Join(f.workDir, "checkpoint")
-	}
-	if f.checkpointDir, err = filepath.Abs(ckpt); err != nil {
+	if f.checkpointDir, err = spec.CheckpointPath(); err != nil {
 		return f, err
 	}
 	if err := os.MkdirAll(f.checkpointDir, 0o755); err != nil {
 		return f, err
 	}
 	return f, nil
+}
+
+// CheckpointPath is the attempt's checkpoint directory as an absolute
+// path: CheckpointDir, else WorkDir/checkpoint (ALLOT_CHECKPOINT_DIR).
+func (s TaskSpec) CheckpointPath() (string, error) {
+	ckpt := s.CheckpointDir
+	if ckpt == "" {
+		wd, err := filepath.Abs(s.WorkDir)
+		if err != nil {
+			return "", err
+		}
+		ckpt = filepath.Join(wd, "checkpoint")
+	}
+	return filepath.Abs(ckpt)
 }
 
 // agentEnv returns the variables that the agent sets for the attempt

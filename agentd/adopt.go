@@ -105,7 +105,7 @@ func (o orphans) adopt(r stateRecord) (*attempt, error) {
 	}
 	r.Adoptions++
 	spec := agent.TaskSpec{JobID: r.Task.JobID, TaskIndex: r.Task.TaskIndex, Attempt: r.Task.Attempt,
-		WorkDir: r.WorkDir, GPUs: r.GPUs, NodeRank: r.NodeRank}
+		WorkDir: r.WorkDir, GPUs: r.GPUs, NodeRank: r.NodeRank, CheckpointDir: r.CheckpointDir}
 	att := &attempt{spec: spec, task: t, rec: r}
 	now := time.Now().UTC()
 	a.ship.push(r.Task, agent.LogLine{Seq: adoptSeqBase + uint64(r.Adoptions), Time: now, Stream: agent.Stderr,

@@ -194,6 +194,7 @@ type Agent struct {
 	limits limitState  // timelimit.go
 	disown disownState // disown.go
 	defers deferState  // deferstart.go
+	caps   masterCaps  // caps.go: what the master takes
 }
 
 // attempt is one attempt the agent started and has not reported ended.

@@ -108,6 +108,9 @@ type fakeMaster struct {
 	// when revoked. requests records every request that came, in order.
 	authorize func(bearer, path string) (status int, revoked bool)
 	requests  []authedRequest
+	// accepts is what the registration replies say the master takes
+	// (api.RegisterReply.Accepts); nil is a master older than the list.
+	accepts []string
 }
 
 // authedRequest is a request as the fake's authentication saw it.
@@ -228,7 +231,7 @@ func (fm *fakeMaster) register(w http.ResponseWriter, r *http.Request) {
 	fm.broadcast()
 	fm.repliedAt = time.Now()
 	writeJSON(w, http.StatusOK, api.RegisterReply{SyncWaitS: fm.syncWaitS, Commands: cmds, NodePlacement: fm.placement,
-		PlacementGen: fm.placeGen, Fence: fm.fence, TimeLimits: fm.timeLimits()})
+		PlacementGen: fm.placeGen, Fence: fm.fence, TimeLimits: fm.timeLimits(), Accepts: fm.accepts})
 }
 
 // timeLimits are the replies' time limits as of now; the caller holds mu.

@@ -72,6 +72,7 @@ func (r *registrar) register(ctx context.Context) error {
 	a.gen++
 	a.waitS = max(reply.SyncWaitS, 0)
 	a.placement, a.placeGen = reply.NodePlacement, reply.PlacementGen
+	a.caps.heardLocked(reply.Accepts)
 	a.fencer().heardLocked(time.Now(), reply.Fence)
 	a.limiter().heardLimitsLocked(time.Now(), reply.TimeLimits, true)
 	a.broadcast()

@@ -72,6 +72,11 @@ type stateRecord struct {
 	// or journaled, and only its shim's output file is left to deliver
 	// (ended.go). Nothing of its group is looked for.
 	Ended bool `json:"ended,omitempty"`
+	// CheckpointDir is the attempt's checkpoint directory, absolute, for
+	// its exit report's api.Report.Checkpoint; "" in a record of an
+	// agent older than the field (the exit report then says nothing of
+	// it).
+	CheckpointDir string `json:"checkpoint_dir,omitempty"`
 }
 
 // readState reads the state file; a missing file is an empty state.
@@ -291,6 +296,7 @@ func (o orphans) recoverExit(r stateRecord, log *slog.Logger) bool {
 		rep.Error += fmt.Sprintf("; the task shim dropped %d output lines written while no agent ran (%s)",
 			st.OutputDropped, cmp.Or(st.OutputError, "no reason given"))
 	}
+	rep.Checkpoint = checkpointState(r.CheckpointDir)
 	a.rememberLocked(r.Task)
 	a.enqueueLocked(rep)
 	log.Info("attempt ended while the agent was down; reporting its status", "outcome", rep.Outcome,

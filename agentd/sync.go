@@ -25,11 +25,12 @@ func (a *Agent) syncOnce(ctx context.Context, waitS int) (int, error) {
 	gen := a.gen
 	n := min(len(a.reports), maxReportsPerSync)
 	req := api.Sync{
-		Reports: a.limiter().forMasterLocked(a.reports[:n]),
-		Running: a.snapshotRunning(),
-		Exited:  a.snapshotExited(),
-		WaitS:   waitS,
-		Leaving: a.leaving,
+		Reports:  a.caps.forMasterLocked(a.limiter().forMasterLocked(a.reports[:n])),
+		Running:  a.snapshotRunning(),
+		Exited:   a.snapshotExited(),
+		Starting: a.startingLocked(),
+		WaitS:    waitS,
+		Leaving:  a.leaving,
 		// The placement heard: the master repeats a move until a sync
 		// says it was heard, so that a lost reply does not lose it.
 		PlacementGen: a.placeGen,

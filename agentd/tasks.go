@@ -110,7 +110,7 @@ func (a *Agent) start(c api.Command) {
 		return
 	}
 	rec := stateRecord{Task: id, Pgid: t.Pid(), WorkDir: spec.WorkDir, StartedAt: time.Now().UTC(), ExitFile: t.ExitFile(),
-		NodeRank: spec.NodeRank, GPUs: spec.GPUs}
+		NodeRank: spec.NodeRank, GPUs: spec.GPUs, CheckpointDir: checkpointDirOf(spec)}
 	rec.StartTicks, _ = startTicks(t.Pid())
 	att := &attempt{spec: spec, task: t, rec: rec}
 	a.mu.Lock()
@@ -237,6 +237,8 @@ func (a *Agent) watch(att *attempt) {
 	stopTail, tailDone := make(chan struct{}), make(chan struct{})
 	go newMetricsWatch(a, att).run(stopTail, tailDone)
 	res := att.task.Wait()
+	// As the attempt ended: the master words its next attempt by it.
+	ckpt := checkpointState(att.rec.CheckpointDir)
 	// The last metrics go out before the exit report, so that the
 	// searcher sees a trial's final step before its end.
 	close(stopTail)
@@ -262,6 +264,7 @@ func (a *Agent) watch(att *attempt) {
 	// wait ends with the logs handled, or with the agent.
 	a.ship.waitHandled(a.stopCtx, a.ship.mark())
 	rep := exitReport(res, a.ship.takeDropped(id))
+	rep.Checkpoint = ckpt
 	a.mu.Lock()
 	if att.fenced != "" && res.Outcome == agent.OutcomePreempted {
 		rep.Error = strings.TrimSuffix(att.fenced+"; "+rep.Error, "; ")

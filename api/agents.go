@@ -64,7 +64,22 @@ type RegisterReply struct {
 	// TimeLimits are the hard time limits of the node's attempts, as in
 	// SyncReply.
 	TimeLimits []TimeLimit `json:"time_limits,omitempty"`
+	// Accepts lists the fields of the agent's syncs and reports, newer
+	// than the protocol's first, that this master takes (the Accept
+	// constants). The master decodes agents' bodies strictly, so an
+	// older one refuses a field it does not know: an agent sends such a
+	// field only when the reply of its latest registration named it.
+	// Empty from a master older than the list, which then takes none.
+	Accepts []string `json:"accepts,omitempty"`
 }
+
+// The fields a master announces it takes (RegisterReply.Accepts).
+const (
+	// AcceptReportCheckpoint: Report.Checkpoint.
+	AcceptReportCheckpoint = "report.checkpoint"
+	// AcceptSyncStarting: Sync.Starting.
+	AcceptSyncStarting = "sync.starting"
+)
 
 // StoreOutageHeader marks a 503 the master answers while its store is
 // unavailable: it is up, loses no node for the outage (every agent gets a
@@ -226,7 +241,24 @@ type Report struct {
 	// limits since it registered sets it (an older master would refuse
 	// the field as unknown).
 	StoppedAtLimit bool `json:"stopped_at_limit,omitempty"`
+	// Checkpoint, for exited, says what the attempt's checkpoint
+	// directory (ALLOT_CHECKPOINT_DIR) held on this node as the attempt
+	// ended: CheckpointWritten (anything at all) or CheckpointNone
+	// (empty), which the master's words for a requeued task's next
+	// attempt follow ("resumes from its checkpoint", "starts over").
+	// Absent when the agent cannot tell (an attempt adopted from an
+	// agent older than the field, a directory it cannot read, one that
+	// never started) and from an agent older than the field; an agent
+	// sends it only to a master that accepts it
+	// (AcceptReportCheckpoint).
+	Checkpoint string `json:"checkpoint,omitempty"`
 }
+
+// Report.Checkpoint values.
+const (
+	CheckpointWritten = "written"
+	CheckpointNone    = "none"
+)
 
 // Report events.
 const (
@@ -251,6 +283,13 @@ type Sync struct {
 	// a trial that has ended (trial r R3). An agent before this field
 	// sends none, and such a kill then finds the attempt ended.
 	Exited []agent.TaskID `json:"exited,omitempty"`
+	// Starting names the attempts whose start the agent holds back until
+	// the attempts being stopped on their GPUs have exited (a deferred
+	// start): not running yet, and not to be ended as not run past the
+	// master's start grace; their running report follows the start. Sent
+	// only to a master that accepts it (AcceptSyncStarting); an older
+	// master may end a start deferred past its grace as not run.
+	Starting []agent.TaskID `json:"starting,omitempty"`
 	// WaitS asks the master to hold the request this long when it has no
 	// command to send; 0 answers at once.
 	WaitS int `json:"wait_s"`

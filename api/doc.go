@@ -91,4 +91,10 @@
 // it after a master restart. For a node the master knows and has not
 // lost, the 404 says how long it waits for the registration
 // (NodeLeaseHeader).
+//
+// The master decodes agents' bodies strictly, refusing a field it does
+// not know: a field newer than the protocol's first goes to a master
+// only when its RegisterReply.Accepts named it (the Accept constants:
+// Report.Checkpoint, Sync.Starting), so that a new agent works with an
+// older master, which names none.
 package api

@@ -27,6 +27,10 @@
 //   - TestPreemptionCheckpointAndResume, TestPreemptionKilledAtGraceDeadline
 //     (preempt_test.go): examples/train checkpoints and resumes; a task
 //     that ignores the request is killed at the grace deadline.
+//   - TestRequeueSaysWhetherItCheckpointed (requeueckpt_test.go): a
+//     requeued task that wrote into its checkpoint directory is said to
+//     resume from its checkpoint, one that wrote nothing to start over,
+//     as its agent's exit report says.
 //   - TestAgentCrash, TestAgentRestartAdopts (crash_test.go): kill -9 of
 //     an agent; its node is lost, its tasks requeued or failed, and the
 //     orphans the next agent adopts killed at the master's word. Restarted

@@ -119,7 +119,8 @@ func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterR
 	ag.m.log.Info("agent registered", attrs...)
 	ag.m.kick()
 	return api.RegisterReply{SyncWaitS: int(ag.m.opt.SyncWait / time.Second), Commands: cmds,
-		NodePlacement: nodePlacement(ag.m.cfg, n), Fence: ag.fence(n), TimeLimits: ag.limits.timeLimitsFor(n)}, nil
+		NodePlacement: nodePlacement(ag.m.cfg, n), Fence: ag.fence(n), TimeLimits: ag.limits.timeLimitsFor(n),
+		Accepts: agentAccepts}, nil
 }
 
 // ruledLabels are node n's labels as the scheduler matches them when its
@@ -255,7 +256,7 @@ func (ag *agents) syncReports(ctx context.Context, n *mnode, s api.Sync) (int64,
 		}
 	}
 	ag.strays.syncStrays(n, runs, now)
-	if err := ag.settleMissing(ctx, n, runs); err != nil {
+	if err := ag.settleMissing(ctx, n, startingToo(runs, s.Starting)); err != nil {
 		return n.acked, err
 	}
 	if err := ag.leave(ctx, n, s); err != nil {
@@ -306,6 +307,7 @@ func (ag *agents) report(ctx context.Context, n *mnode, r api.Report) error {
 		// far (stoppedAtLimit), put back with the part if this fails.
 		before, agentSaid := *p, t.Stop.Reason("")
 		p.state, p.outcome, p.exitCode, p.err = partExited, agent.Outcome(r.Outcome), r.ExitCode, r.Error
+		p.checkpoint = reportedCheckpoint(r.Checkpoint)
 		p.exitedAt = partExit(t.att, r.At, ag.m.now())
 		p.noStart = before.state == partStarting && p.outcome == agent.OutcomeFailed
 		if err := ag.limits.exitedPart(ctx, t, n.rec.Name, p, r.StoppedAtLimit); err != nil {
@@ -480,10 +482,11 @@ func (ag *agents) finishTransitions(t *mtask, e lifecycle.Ending, v lifecycle.Ve
 		if t.att.stoppedBy != "" {
 			tr.Reason = "stopped for a checkpoint: node " + t.att.stoppedBy + "'s agent stopped"
 		}
+		tr.End.Checkpoint = attemptCheckpoint(t.att.parts) // ckptwords.go
 		then := &store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index, From: store.TaskPreempted,
 			To: v.Then, At: tr.At, Reason: requeuedPreempted}
 		if requeuedTask(t.rec.Reason) && !v.Restarts() {
-			tr.Reason, then.Reason = requeuedEnd(t.rec.Reason) // api_requeue.go
+			tr.Reason, then.Reason = requeuedEnd(t.rec.Reason, tr.End.Checkpoint) // api_requeue.go
 		}
 		switch {
 		case v.Restarts():

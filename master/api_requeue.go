@@ -247,13 +247,14 @@ func requeueReason(by string, at time.Time) string {
 }
 
 // requeuedEnd is the reason of the end of the attempt of a task whose
-// requeue (reason) it ends, and of its return to the queue. The master
-// does not know whether the task wrote a checkpoint (no agent reports
-// it), so neither claims one: a --wrap job or a notebook that never
-// writes $ALLOT_CHECKPOINT_DIR restarts from the beginning (trial
-// 2026-11-29c C5: "checkpointed", "resume from its checkpoint").
-func requeuedEnd(reason string) (ended, then string) {
-	return "stopped for a checkpoint: " + reason, reason + ", waiting to resume from its checkpoint if it wrote one"
+// requeue (reason) it ends, and of its return to the queue, which says
+// what the attempt left in its checkpoint directory (ckpt, by its
+// agents: ckptwords.go): a --wrap job or a notebook that never writes
+// $ALLOT_CHECKPOINT_DIR starts over (trial 2026-11-29c C5), and where no
+// agent said, neither claims a checkpoint.
+func requeuedEnd(reason string, ckpt store.Checkpoint) (ended, then string) {
+	to, _, _ := resumeWords(ckpt)
+	return "stopped for a checkpoint: " + reason, reason + ", waiting to " + to
 }
 
 // requeuedTask reports whether reason is a requeued task's (requeueReason,
@@ -272,8 +273,11 @@ func requeuedView(a store.Attempt, d store.Event) api.Preemption {
 // its checkpoint if it wrote one." With several, one sentence counts them:
 // " Its task 0 was requeued twice, each time to resume from its checkpoint
 // if it wrote one: by ana at
-// ... (attempt 1) and by bob at ... (attempt 2)." "" for none.
-func requeuedSentence(rs []api.Preemption) string {
+// ... (attempt 1) and by bob at ... (attempt 2)." "" for none. ckpt is
+// what the attempts left in their checkpoint directories, all of them
+// (foldCheckpoint): "resumes from its checkpoint", "starts over: it
+// wrote no checkpoint", or as above where it is unknown or differs.
+func requeuedSentence(rs []api.Preemption, ckpt store.Checkpoint) string {
 	if len(rs) == 0 {
 		return ""
 	}
@@ -286,19 +290,19 @@ func requeuedSentence(rs []api.Preemption) string {
 	for i, req := range reqs {
 		phrases[i] = strings.TrimPrefix(req[0].Why, "requeued ") + " (" + requeuedAttempts(req, one) + ")"
 	}
-	// Whether it wrote a checkpoint is the task's (requeuedEnd).
-	subject, whose := "Its tasks were", "their checkpoints if they wrote them"
+	// Whether it wrote a checkpoint is the task's, as its agents said
+	// (requeuedEnd).
+	to, does, several := resumeWords(ckpt)
+	subject := "Its tasks were"
 	if one {
-		subject, whose = fmt.Sprintf("Its task %d was", rs[0].Task), "its checkpoint if it wrote one"
+		subject, to = fmt.Sprintf("Its task %d was", rs[0].Task), strings.Replace(to, ": ", ", as ", 1)
+	} else {
+		does, to = several, strings.Replace(several, ": ", ", as ", 1)
 	}
 	if len(reqs) == 1 {
-		resume := "resume from their checkpoints if they wrote them"
-		if one {
-			resume = "resumes from its checkpoint if it wrote one"
-		}
-		return fmt.Sprintf(" %s requeued %s, and %s.", subject, phrases[0], resume)
+		return fmt.Sprintf(" %s requeued %s, and %s.", subject, phrases[0], does)
 	}
-	return fmt.Sprintf(" %s requeued %s, each time to resume from %s: %s.", subject, plural.Times(len(reqs)), whose, andList(phrases))
+	return fmt.Sprintf(" %s requeued %s, each time to %s: %s.", subject, plural.Times(len(reqs)), to, andList(phrases))
 }
 
 // requeueRequests groups a job's requeued attempts, in the order of

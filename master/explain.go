@@ -48,6 +48,7 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 	decided := ja.preemptReasons(r, view.ID, atts)
 	starts := takerStarts{}
 	var requeues []api.Preemption
+	var requeuedCkpt store.Checkpoint // ckptwords.go
 	for _, a := range atts {
 		if a.EndState == store.AttemptLost {
 			x.Lost = append(x.Lost, lostView(a)) // lostnote.go
@@ -57,6 +58,7 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 		}
 		d, ok := decided[attemptKey{a.JobID, a.Index, a.Number}]
 		if ok && d.Cause == store.CauseRequeued { // api_requeue.go
+			requeuedCkpt = foldCheckpoint(requeuedCkpt, len(requeues) == 0, a.Checkpoint)
 			requeues = append(requeues, requeuedView(a, d))
 			continue
 		}
@@ -77,7 +79,7 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 		x.Preempted = append(x.Preempted, api.Preemption{Task: a.Index, Attempt: a.Number, At: a.EndedAt.UTC(), Why: why})
 	}
 	fencedMasterBack(r.Context(), ja.m, x.Fenced) // explainfenced.go
-	x.Summary = summary(x, view.Tasks, runningSentence(view)) + requeuedSentence(requeues)
+	x.Summary = summary(x, view.Tasks, runningSentence(view)) + requeuedSentence(requeues, requeuedCkpt)
 	if ps := ja.m.passes.status(); ps.Failing {
 		since := ps.Since.UTC()
 		x.SchedulerError, x.SchedulerFailingSince = ps.Error, &since

@@ -215,6 +215,8 @@ type mpart struct {
 	// it runs (a request the agent built before) moves its usage past
 	// the exit (heardRunning).
 	exitSaid bool
+	// checkpoint: its exit report's api.Report.Checkpoint (ckptwords.go).
+	checkpoint store.Checkpoint
 }
 
 // mnode is the mirror of a node.

@@ -23,6 +23,7 @@ type attemptWrite struct {
 	exitCode      sql.NullInt64 // close
 	reason        string        // close
 	exited        int64         // close: AttemptEnd.ExitedAt, else at
+	checkpoint    string        // close: AttemptEnd.Checkpoint
 }
 
 type attemptWriteKind int
@@ -34,7 +35,7 @@ const (
 )
 
 // attemptRowsPerStatement bounds the rows of one merged attempts
-// statement: at most 8 parameters a row, well under PostgreSQL's 65,535.
+// statement: at most 9 parameters a row, well under PostgreSQL's 65,535.
 const attemptRowsPerStatement = 1000
 
 // deferAttempt queues w when o defers attempt writes (PostgreSQL inside
@@ -116,13 +117,13 @@ func (o *ops) closeAttempts(ctx context.Context, ws []attemptWrite) error {
 		args []any
 	)
 	b.WriteString(`UPDATE attempts AS a SET ended_ns = v.at, end_state = v.end_state, exit_code = v.exit_code,
-		reason = v.reason, exited_ns = v.exited FROM (VALUES `)
+		reason = v.reason, exited_ns = v.exited, checkpoint = v.checkpoint FROM (VALUES `)
 	for i, w := range ws {
 		sep(&b, i)
-		b.WriteString("(?::BIGINT, ?::INTEGER, ?::INTEGER, ?::BIGINT, ?::TEXT, ?::INTEGER, ?::TEXT, ?::BIGINT)")
-		args = append(args, w.jobID, w.index, w.attempt, w.at, w.endState, w.exitCode, w.reason, w.exited)
+		b.WriteString("(?::BIGINT, ?::INTEGER, ?::INTEGER, ?::BIGINT, ?::TEXT, ?::INTEGER, ?::TEXT, ?::BIGINT, ?::TEXT)")
+		args = append(args, w.jobID, w.index, w.attempt, w.at, w.endState, w.exitCode, w.reason, w.exited, w.checkpoint)
 	}
-	b.WriteString(`) AS v (job_id, idx, attempt, at, end_state, exit_code, reason, exited)
+	b.WriteString(`) AS v (job_id, idx, attempt, at, end_state, exit_code, reason, exited, checkpoint)
 		WHERE a.job_id = v.job_id AND a.idx = v.idx AND a.attempt = v.attempt AND a.ended_ns IS NULL`)
 	res, err := o.q.ExecContext(ctx, o.d.q(b.String()), args...)
 	if err != nil {

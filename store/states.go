@@ -175,6 +175,9 @@ func checkTaskEdge(t TaskTransition) error {
 		return invalidf("task %q → %q has no attempt to end", from, to)
 	case closes && !t.End.State.Valid():
 		return invalidf("unknown attempt end state %q", t.End.State)
+	case closes && !t.End.Checkpoint.Valid():
+		return invalidf("unknown attempt checkpoint %q (expected %q, %q or none given)", t.End.Checkpoint,
+			CheckpointWritten, CheckpointNone)
 	case closes && !t.At.IsZero() && t.End.ExitedAt.After(t.At):
 		return invalidf("attempt exited at %s, after its end at %s", t.End.ExitedAt.Format(time.RFC3339Nano),
 			t.At.Format(time.RFC3339Nano))

@@ -13,7 +13,7 @@ import (
 const taskCols = `job_id, idx, state, reason, hyperparameters, restarts, checkpoint_dir, attempt, updated_ns, reserved`
 
 const attemptCols = `job_id, idx, attempt, placement, started_ns, running_ns, ended_ns, end_state, exit_code, reason,
-	backfilled, exited_ns, start_priority, reported_end, reported_reason`
+	backfilled, exited_ns, start_priority, reported_end, reported_reason, checkpoint`
 
 func scanTask(sc rowScanner) (Task, error) {
 	var (
@@ -45,7 +45,8 @@ func scanAttempt(sc rowScanner) (Attempt, error) {
 		exited                 sql.NullInt64
 	)
 	if err := sc.Scan(&a.JobID, &a.Index, &a.Number, &placement, &started, &running, &ended,
-		&a.EndState, &exitNo, &a.Reason, &a.Backfilled, &exited, &a.StartPriority, &a.ReportedEnd, &a.ReportedReason); err != nil {
+		&a.EndState, &exitNo, &a.Reason, &a.Backfilled, &exited, &a.StartPriority, &a.ReportedEnd, &a.ReportedReason,
+		&a.Checkpoint); err != nil {
 		return Attempt{}, err
 	}
 	if err := decodeJSON("attempt placement", placement, &a.Placement); err != nil {
@@ -152,12 +153,13 @@ func (o *ops) closeAttempt(ctx context.Context, task Task, end *AttemptEnd, reas
 		exited = nsOf(end.ExitedAt)
 	}
 	if o.deferAttempt(attemptWrite{kind: attemptClose, jobID: task.JobID, index: task.Index, attempt: task.Attempt,
-		at: nsOf(at), endState: string(end.State), exitCode: exit, reason: reason, exited: exited}) {
+		at: nsOf(at), endState: string(end.State), exitCode: exit, reason: reason, exited: exited,
+		checkpoint: string(end.Checkpoint)}) {
 		return nil
 	}
 	res, err := o.q.ExecContext(ctx, o.d.q(`UPDATE attempts SET ended_ns = ?, end_state = ?, exit_code = ?, reason = ?,
-		exited_ns = ? WHERE job_id = ? AND idx = ? AND attempt = ? AND ended_ns IS NULL`),
-		nsOf(at), string(end.State), exit, reason, exited, task.JobID, task.Index, task.Attempt)
+		exited_ns = ?, checkpoint = ? WHERE job_id = ? AND idx = ? AND attempt = ? AND ended_ns IS NULL`),
+		nsOf(at), string(end.State), exit, reason, exited, string(end.Checkpoint), task.JobID, task.Index, task.Attempt)
 	if err != nil {
 		return fmt.Errorf("close attempt %d: %w", task.Attempt, err)
 	}

@@ -132,6 +132,27 @@ type Attempt struct {
 	// agent reported nothing or whose late exit amended it (LateExit).
 	ReportedEnd    AttemptState
 	ReportedReason string
+	// Checkpoint is what the attempt's checkpoint directory held as it
+	// ended, by its agents (AttemptEnd.Checkpoint, migration 0029).
+	Checkpoint Checkpoint
+}
+
+// Checkpoint is what an attempt's checkpoint directory held as its
+// processes exited, by its agents' word (api.Report.Checkpoint).
+type Checkpoint string
+
+// Checkpoint values. CheckpointUnknown is every attempt's whose agents
+// did not say (older agents, an end no agent reported), and every one
+// ended before migration 0029.
+const (
+	CheckpointUnknown Checkpoint = ""
+	CheckpointWritten Checkpoint = "written" // a part's directory held anything
+	CheckpointNone    Checkpoint = "none"    // every part's directory was empty
+)
+
+// Valid reports whether c is one of the Checkpoint values.
+func (c Checkpoint) Valid() bool {
+	return c == CheckpointUnknown || c == CheckpointWritten || c == CheckpointNone
 }
 
 // Open reports whether the attempt has not ended.
@@ -489,6 +510,10 @@ type AttemptEnd struct {
 	// word, between the attempt's start and the transition's At (which
 	// stays when the master heard of it and freed its GPUs); zero is At.
 	ExitedAt time.Time
+	// Checkpoint is what the attempt's checkpoint directory held as it
+	// ended (Attempt.Checkpoint); CheckpointUnknown when its agents did
+	// not say.
+	Checkpoint Checkpoint
 }
 
 // TaskTransition is a compare-and-set of a task's state (and, if Attempt

@@ -36,6 +36,12 @@ type Exit struct {
 	// neither runs the attempt nor reports on it, as an agent whose
 	// start hangs (the master gives it up after its start grace).
 	Silent bool
+	// Deferred, when set, says the start waits, as agentd defers a start
+	// on GPUs an attempt being stopped still holds: the agent neither
+	// runs it nor reports on it, and lists it starting in its syncs
+	// (api.Sync.Starting) to a master that accepts the list, until
+	// Release starts it.
+	Deferred bool
 }
 
 // Agent is a fake node agent. It registers, syncs, and "runs" start
@@ -83,11 +89,19 @@ type Agent struct {
 	// it heard last (api.Sync.PlacementGen), as agentd does; without it,
 	// it syncs as an agent older than the field, told of a move once.
 	AckPlacement bool
+	// Checkpoint is the api.Report.Checkpoint of every exit report the
+	// agent makes, sent only to a master that accepts the field (as
+	// agentd does); "" says nothing, as an older agent.
+	Checkpoint string
 
-	mu      sync.Mutex
-	seq     int64
-	pending []api.Report // not yet acknowledged
-	running map[agent.TaskID]agent.TaskSpec
+	mu sync.Mutex
+	// accepts is the latest registration reply's api.RegisterReply.Accepts.
+	accepts []string
+	// deferred are the starts Exit.Deferred holds back.
+	deferred map[agent.TaskID]agent.TaskSpec
+	seq      int64
+	pending  []api.Report // not yet acknowledged
+	running  map[agent.TaskID]agent.TaskSpec
 	// exited are the attempts that ended with their exit reports held
 	// back (HoldExit), as agentd's watch holds them until their output is
 	// delivered: in no running list, and named exited by the syncs and
@@ -149,6 +163,7 @@ func (a *Agent) register(ctx context.Context, same bool) (api.RegisterReply, err
 		a.cred = reply.Credential
 	}
 	a.placeGen = reply.PlacementGen
+	a.accepts = reply.Accepts
 	a.mu.Unlock()
 	a.handle(reply.Commands)
 	return reply, nil
@@ -159,6 +174,17 @@ func (a *Agent) register(ctx context.Context, same bool) (api.RegisterReply, err
 func (a *Agent) Sync(ctx context.Context, waitS int) (api.SyncReply, error) {
 	a.mu.Lock()
 	s := api.Sync{Reports: slices.Clone(a.pending), Running: a.runningLocked(), Exited: a.exitedLocked(), WaitS: waitS, Leaving: a.leaving}
+	if slices.Contains(a.accepts, api.AcceptSyncStarting) {
+		for id := range a.deferred {
+			s.Starting = append(s.Starting, id)
+		}
+		sortIDs(s.Starting)
+	}
+	if !slices.Contains(a.accepts, api.AcceptReportCheckpoint) {
+		for i := range s.Reports {
+			s.Reports[i].Checkpoint = ""
+		}
+	}
 	s.Final = a.leaving && len(s.Running) == 0
 	if a.AckPlacement {
 		s.PlacementGen = a.placeGen
@@ -416,7 +442,22 @@ func (a *Agent) exitLocked(id agent.TaskID, outcome agent.Outcome, code int) boo
 	delete(a.running, id)
 	delete(a.exited, id)
 	c := code
-	a.report(api.Report{Task: id, Event: api.EventExited, Outcome: string(outcome), ExitCode: &c})
+	a.report(api.Report{Task: id, Event: api.EventExited, Outcome: string(outcome), ExitCode: &c, Checkpoint: a.Checkpoint})
+	return true
+}
+
+// Release starts a start that Exit.Deferred held back: it runs, and is
+// reported running. It reports whether one was held.
+func (a *Agent) Release(id agent.TaskID) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	spec, ok := a.deferred[id]
+	if !ok {
+		return false
+	}
+	delete(a.deferred, id)
+	a.running[id] = spec
+	a.report(api.Report{Task: id, Event: api.EventRunning})
 	return true
 }
 
@@ -446,6 +487,13 @@ func (a *Agent) handle(cmds []api.Command) {
 			if e != nil && e.Silent {
 				continue
 			}
+			if e != nil && e.Deferred {
+				if a.deferred == nil {
+					a.deferred = map[agent.TaskID]agent.TaskSpec{}
+				}
+				a.deferred[id] = *c.Start
+				continue
+			}
 			if e != nil && e.StartError != "" {
 				a.report(api.Report{Task: id, Event: api.EventExited, Outcome: string(agent.OutcomeFailed), Error: e.StartError})
 				continue
@@ -460,14 +508,28 @@ func (a *Agent) handle(cmds []api.Command) {
 					a.timers = append(a.timers, time.AfterFunc(e.After, func() { a.Exit(id, e.Outcome, e.ExitCode) }))
 				}
 			}
-		case api.CommandPreempt:
-			if !a.HoldPreempt {
-				a.exitLocked(c.Task, agent.OutcomePreempted, 0)
+		case api.CommandPreempt, api.CommandKill:
+			if _, ok := a.deferred[c.Task]; ok {
+				// As agentd: stopped before it started, reported killed.
+				delete(a.deferred, c.Task)
+				a.report(api.Report{Task: c.Task, Event: api.EventExited, Outcome: string(agent.OutcomeKilled)})
+				continue
 			}
-		case api.CommandKill:
-			if !a.HoldKill || c.GraceS == 0 {
-				a.exitLocked(c.Task, agent.OutcomeKilled, -1)
-			}
+			a.stopLocked(c)
+		}
+	}
+}
+
+// stopLocked carries out a stop of an attempt that started.
+func (a *Agent) stopLocked(c api.Command) {
+	switch c.Type {
+	case api.CommandPreempt:
+		if !a.HoldPreempt {
+			a.exitLocked(c.Task, agent.OutcomePreempted, 0)
+		}
+	case api.CommandKill:
+		if !a.HoldKill || c.GraceS == 0 {
+			a.exitLocked(c.Task, agent.OutcomeKilled, -1)
 		}
 	}
 }

@@ -39,6 +39,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"ReservedRestart", testReservedRestart},
 		{"AttemptExited", testAttemptExited},
 		{"AttemptStartPriority", testAttemptStartPriority},
+		{"AttemptCheckpoint", testAttemptCheckpoint},
 		{"AmendLostEnd", testAmendLostEnd},
 		{"AmendLostEndJobEnd", testAmendLostEndJobEnd},
 		{"RecordPartExits", testRecordPartExits},
