@@ -3,8 +3,11 @@ package cli
 import (
 	"crypto/x509"
 	"encoding/pem"
+	"net"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 )
 
 // loginCA is the CA file that the first admin's `allot login` needs
@@ -20,16 +23,7 @@ func loginCA(certFile string) string {
 	if certFile == "" {
 		return ""
 	}
-	data, err := os.ReadFile(certFile)
-	if err != nil {
-		return ""
-	}
-	var certs []*x509.Certificate
-	for block, rest := pem.Decode(data); block != nil; block, rest = pem.Decode(rest) {
-		if c, err := x509.ParseCertificate(block.Bytes); block.Type == "CERTIFICATE" && err == nil {
-			certs = append(certs, c)
-		}
-	}
+	certs := readCerts(certFile)
 	if len(certs) == 0 {
 		return ""
 	}
@@ -46,4 +40,43 @@ func loginCA(certFile string) string {
 		return abs
 	}
 	return certFile
+}
+
+// readCerts is the PEM certificates in file, the leaf first; nil when the
+// file does not read.
+func readCerts(file string) []*x509.Certificate {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	var certs []*x509.Certificate
+	for block, rest := pem.Decode(data); block != nil; block, rest = pem.Decode(rest) {
+		if c, err := x509.ParseCertificate(block.Bytes); block.Type == "CERTIFICATE" && err == nil {
+			certs = append(certs, c)
+		}
+	}
+	return certs
+}
+
+// loginAddr is the address, host:port, that the first admin's `allot
+// login` should name for a master listening on addr with the
+// certificate in certFile: addr itself unless the certificate does not
+// name its host (a master on 127.0.0.1 whose certificate names
+// localhost, say), when a client would refuse it. Then it is a name the
+// certificate gives, localhost first for a loopback address, so that the
+// line the master prints works as it is (trial 2026-11-29d D7).
+func loginAddr(certFile, addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	certs := readCerts(certFile)
+	if err != nil || len(certs) == 0 || certs[0].VerifyHostname(host) == nil {
+		return addr
+	}
+	names := certs[0].DNSNames
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() && slices.Contains(names, "localhost") {
+		return net.JoinHostPort("localhost", port)
+	}
+	if len(names) > 0 && !strings.Contains(names[0], "*") {
+		return net.JoinHostPort(names[0], port)
+	}
+	return addr
 }

@@ -118,3 +118,56 @@ func TestFirstAdminLoginCA(t *testing.T) {
 		t.Errorf("loginCA of no file: %q, want none", got)
 	}
 }
+
+// selfSigned writes a self-signed certificate naming dns and ips to a
+// file in dir and returns its path.
+func selfSigned(t *testing.T, dir string, dns []string, ips []net.IP) string {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(3), Subject: pkix.Name{CommonName: "master"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		DNSNames: dns, IPAddresses: ips,
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.CreateTemp(dir, "cert*.pem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := pem.Encode(f, &pem.Block{Type: "CERTIFICATE", Bytes: der}); err != nil {
+		t.Fatal(err)
+	}
+	return f.Name()
+}
+
+// TestLoginAddr (trial 2026-11-29d D7): the first admin's login line
+// names an address the master's certificate covers, so that it works as
+// printed.
+func TestLoginAddr(t *testing.T) {
+	dir := t.TempDir()
+	local := selfSigned(t, dir, []string{"localhost"}, nil)
+	named := selfSigned(t, dir, []string{"gpu-master.lab", "localhost"}, nil)
+	withIP := selfSigned(t, dir, []string{"localhost"}, []net.IP{net.IPv4(127, 0, 0, 1)})
+	wild := selfSigned(t, dir, []string{"*.lab"}, nil)
+	for _, tc := range []struct{ name, cert, addr, want string }{
+		{"loopback IP, certificate for localhost", local, "127.0.0.1:8443", "localhost:8443"},
+		{"loopback IP prefers localhost", named, "127.0.0.1:8443", "localhost:8443"},
+		{"other IP takes the first name", named, "10.0.0.5:8443", "gpu-master.lab:8443"},
+		{"certificate names the IP", withIP, "127.0.0.1:8443", "127.0.0.1:8443"},
+		{"certificate names the host", named, "gpu-master.lab:8443", "gpu-master.lab:8443"},
+		{"only a wildcard: keep the address", wild, "10.0.0.5:8443", "10.0.0.5:8443"},
+		{"no file: keep the address", filepath.Join(dir, "nosuch.pem"), "127.0.0.1:8443", "127.0.0.1:8443"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := loginAddr(tc.cert, tc.addr); got != tc.want {
+				t.Errorf("loginAddr = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -158,6 +158,9 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 		return err
 	}
 	url := f.serve.scheme() + "://" + ln.Addr().String()
+	if f.serve.tlsCert != "" {
+		url = f.serve.scheme() + "://" + loginAddr(f.serve.tlsCert, ln.Addr().String())
+	}
 	if err := bootstrapAdmin(ctx, st, f.data, f.db, url, loginCA(f.serve.tlsCert), logger); err != nil {
 		return err
 	}
