@@ -54,6 +54,10 @@ type aheadAsk struct {
 	project int
 	bind    quotaBinding
 	what    string
+	// untimed marks a job with no time limit that fits now, whose
+	// play-out asks whether a head with no reserved start holds it
+	// (untimedAnswer), and names no end.
+	untimed bool
 }
 
 // more lists the running jobs that a play-out of ask may take away too,
@@ -102,8 +106,11 @@ type outcome struct {
 	at             []sched.NodeSlots
 	first, started []int
 	// delays is the job whose reservation it would delay (it waits
-	// would_delay), -1 when it waits for no reservation.
-	delays int
+	// would_delay), -1 when it waits for no reservation; unreserved
+	// says that job has no reserved start, and the job no time limit
+	// (the would_delay's At is Never).
+	delays     int
+	unreserved bool
 	// reason is why the job waits after the pass (0 when it got room),
 	// and grew the running elastic jobs the pass grew ahead of it.
 	reason sched.Reason
@@ -160,7 +167,7 @@ func (p *aheadPlay) trial(gone []bool) outcome {
 		if pe.Job == p.ji && !o.room {
 			o.reason = pe.Reason
 			if pe.Reason == sched.ReasonWouldDelay {
-				o.delays = pe.Blocker
+				o.delays, o.unreserved = pe.Blocker, pe.At == sched.Never
 			}
 		}
 	}
@@ -180,6 +187,9 @@ func (f *cfFacts) playAhead(ji int, cf *api.Counterfactual, ask *aheadAsk) *api.
 	base.Jobs = slices.Clone(f.s.Jobs)
 	onePool(&base, f.s.Jobs[ji].Pool)
 	p := &aheadPlay{s: &base, ji: ji}
+	if ask.untimed {
+		return f.untimedAnswer(p, ji, cf) // explainuntimed.go
+	}
 	more := f.more(&f.s.Jobs[ji], ask)
 	goneWith := func(k int) []bool { return goneOf(len(f.s.Allocs), ask.ends, more[:k]) }
 	// failed is the pass with the most gone that gave it no room.
@@ -191,8 +201,9 @@ func (f *cfFacts) playAhead(ji int, cf *api.Counterfactual, ask *aheadAsk) *api.
 		return cf
 	}
 	// held is the reservation the named ends alone would leave it
-	// waiting for, -1 for none.
-	held := failed.delays
+	// waiting for, -1 for none (or the job with no reserved start that
+	// it, with no time limit, may not pass: unreserved).
+	held, unreserved := failed.delays, failed.unreserved
 	// The fewest more: double until it gets room, then halve between.
 	fail, ok := 0, -1
 	var won outcome
@@ -210,7 +221,7 @@ func (f *cfFacts) playAhead(ji int, cf *api.Counterfactual, ask *aheadAsk) *api.
 		try(min(k, len(more)))
 	}
 	if ok < 0 {
-		return f.grewFirst(ji, cf, failed.grew, f.heldBy(ji, cf, ask, held, f.aheadOnly(ji, cf, ask, failed.first)))
+		return f.grewFirst(ji, cf, failed.grew, f.heldBy(ji, cf, ask, held, unreserved, f.aheadOnly(ji, cf, ask, failed.first)))
 	}
 	for ok-fail > 1 && p.passes < maxAheadPasses {
 		try((fail + ok) / 2)
@@ -233,16 +244,20 @@ func (f *cfFacts) playAhead(ji int, cf *api.Counterfactual, ask *aheadAsk) *api.
 			first = append(first, j)
 		}
 	}
-	return f.grewFirst(ji, cf, failed.grew, f.heldBy(ji, cf, ask, held, f.aheadAnswer(ji, cf, ask, gone, won.at, first)))
+	return f.grewFirst(ji, cf, failed.grew, f.heldBy(ji, cf, ask, held, unreserved, f.aheadAnswer(ji, cf, ask, gone, won.at, first)))
 }
 
 // heldBy leads answer out with what the ends cf named would leave job ji
 // waiting for, the reservation of job held (would_delay): "Once job 11
 // ends it would still wait: starting then would delay the reservation
-// of job 10." The answer without that is kept when held is -1; when it
+// of job 10." When job held has no reserved start (unreserved), no
+// reservation is named: "Once job 11 ends it would still wait: it has
+// no time limit, and job 10 ahead of it has no reserved start (job 3
+// runs with no time limit); only a job with a time limit may start
+// before it." The answer without that is kept when held is -1; when it
 // is cf itself (no running job's end, nor the jobs served first, say
 // what would start it), the reservation alone is said.
-func (f *cfFacts) heldBy(ji int, cf *api.Counterfactual, ask *aheadAsk, held int, answer *api.Counterfactual) *api.Counterfactual {
+func (f *cfFacts) heldBy(ji int, cf *api.Counterfactual, ask *aheadAsk, held int, unreserved bool, answer *api.Counterfactual) *api.Counterfactual {
 	if held < 0 || held >= len(f.s.Jobs) {
 		return answer
 	}
@@ -252,6 +267,10 @@ func (f *cfFacts) heldBy(ji int, cf *api.Counterfactual, ask *aheadAsk, held int
 	}
 	lead := fmt.Sprintf("Once %s it would still wait: starting then would delay the reservation of job %s.",
 		mustEndPhrase(named), f.label(held))
+	if unreserved {
+		lead = fmt.Sprintf("Once %s it would still wait: it has no time limit, and %s; only a job with a time limit may start before it.",
+			mustEndPhrase(named), f.noStartWords(held))
+	}
 	if answer == cf {
 		out := *cf
 		out.MustEnd, out.NotBefore, out.Nodes = nil, nil, nil

@@ -135,6 +135,7 @@ func (f *cfFacts) counterfactual(ji int) *api.Counterfactual {
 		cf.Message = ownEndMessage(cf.Nodes, cf.MustEnd)
 	case len(cf.MustEnd) == 0:
 		cf.Message = fitsNowMessage(need, cf.Nodes, f.idleRule(e))
+		f.ask = untimedAsk(s, ji) // explainuntimed.go
 	default:
 		cf.Message = f.mustEndMessage(ji, cf)
 	}

@@ -86,6 +86,15 @@ func (g *easyGate) reserveHead(p *pass, pool int, head int32, firstStart int) in
 }
 
 // backfill starts tasks of j that do not delay the head's reservation.
+// A head with no reservation (shadowAt Never: a task it waits for has no
+// time limit, or its nodes are drained) has no start that a later job
+// could delay, only an unknown one: a later job with a time limit starts
+// if it fits now, since it holds the head back at most by its limit once
+// the head could start, and from then the head has a reservation that
+// binds every later start; a job without one starts only if the head
+// fits beside it once every timed task has ended (it could hold the
+// head's slots for ever), which it cannot where the head does not fit
+// there alone, and otherwise waits would_delay with At Never.
 func (g *easyGate) backfill(p *pass, j, head int32, shadowAt int64) {
 	sh := &p.sc.shadow
 	hr := p.request(head, true)
@@ -105,14 +114,14 @@ func (g *easyGate) backfill(p *pass, j, head int32, shadowAt int64) {
 			return
 		}
 		p.sc.scratch = nodes[:0]
-		if shadowAt == Never || lim <= 0 || p.s.Now+lim > shadowAt {
+		if lim <= 0 || (shadowAt != Never && p.s.Now+lim > shadowAt) {
 			// The task will still run at the shadow time: the head must
 			// fit beside it, licenses included.
 			if !shadowRoom(sh, nodes) || !p.lic.shadowFits(head, j) {
 				if p.elastic.shrink(j) {
 					continue
 				}
-				p.behind(j, head, ReasonWouldDelay)
+				wouldDelay(p, j, head, shadowAt == Never)
 				return
 			}
 			sh.takeAll(nodes)
@@ -125,13 +134,25 @@ func (g *easyGate) backfill(p *pass, j, head int32, shadowAt int64) {
 				if p.elastic.shrink(j) {
 					continue
 				}
-				p.behind(j, head, ReasonWouldDelay)
+				wouldDelay(p, j, head, shadowAt == Never)
 				return
 			}
 			p.lic.shadowRelease(j, -1)
 		}
 		p.commit(j, nodes, true)
 	}
+}
+
+// wouldDelay records that j fits now but may not pass blocker: it would
+// delay blocker's reservation or, when blocker has none (unreserved), it
+// has no time limit and could hold blocker's slots for ever; At Never
+// says the latter to Message.
+func wouldDelay(p *pass, j, blocker int32, unreserved bool) {
+	at := int64(-1)
+	if unreserved {
+		at = Never
+	}
+	p.addPending(Pending{Job: int(j), Reason: ReasonWouldDelay, Blocker: int(blocker), Need: p.s.Jobs[j].Slots, At: at})
 }
 
 // releasable counts the slots of nodes that come free when their task

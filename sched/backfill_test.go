@@ -73,12 +73,13 @@ func TestEASY(t *testing.T) {
 			t.Fatalf("head reserved at %d, want 30", pe.At)
 		}
 	})
-	t.Run("no time limits: no reservation time, nothing backfills", func(t *testing.T) {
+	t.Run("no time limits: no reservation time, only a timed job backfills", func(t *testing.T) {
 		b := newCluster(t).pool("p", PolicyBackfill).nodes("p", 4, 1, "")
 		r := b.job("r", slots(2), waiting(0))
 		b.running(r, start(0), on("p-1", 1), on("p-2", 1))
 		head := b.job("head", slots(4), submit(1))
 		short := b.job("short", timeLimit(50), submit(2))
+		nolimit := b.job("nolimit", submit(3))
 		s := b.snapshot()
 		p := mustSchedule(t, s)
 		pe := mustPending(t, s, &p, head, ReasonReserved)
@@ -88,7 +89,14 @@ func TestEASY(t *testing.T) {
 		if m := pe.Message(s); !strings.Contains(m, "no start time") {
 			t.Errorf("message %q", m)
 		}
-		mustPending(t, s, &p, short, ReasonWouldDelay)
+		// Trial D13: with no shadow time, a job with a time limit delays
+		// no reserved start (TestBackfillUnreservedHead).
+		if sts := startsOf(&p, short); len(sts) != 1 || !sts[0].Backfill {
+			t.Fatalf("short not backfilled:\n%s", fmtPlan(s, &p))
+		}
+		if pl := mustPending(t, s, &p, nolimit, ReasonWouldDelay); pl.At != Never {
+			t.Fatalf("nolimit: %+v, want At Never", pl)
+		}
 	})
 }
 

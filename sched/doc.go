@@ -52,7 +52,10 @@
 //   - gate, what the jobs behind a blocked one do: nothing (fair share,
 //     quota), wait behind it, serial, priority backfill on idle slots,
 //     an EASY reservation, or conservative reservations, kept per node on
-//     pools of multi-slot nodes (nodeprofile.go).
+//     pools of multi-slot nodes (nodeprofile.go). Behind a job that gets
+//     no reservation (a task it waits for has no time limit) both let
+//     only jobs with a time limit pass (easyGate.backfill,
+//     conservativeGate.untimedBehind).
 //
 // Every stage records why a job waits with the reason codes of reason.go,
 // the first reason recorded winning. Each pending entry also carries its

@@ -80,7 +80,7 @@ func TestDrainedMessages(t *testing.T) {
 		{"reserved never, drained", Pending{Reason: ReasonReserved, Need: 4, At: Never}, true,
 			"head of the queue, needs 4 slots; no start time can be reserved: the pool's node p-1 is drained, and it waits for a resume or for tasks without a time limit to end"},
 		{"reserved never, not drained", Pending{Reason: ReasonReserved, Need: 4, At: Never}, false,
-			"head of the queue, needs 4 slots; no running task has a time limit, so no start time can be reserved"},
+			"head of the queue, needs 4 slots; tasks without a time limit hold slots it needs, so no start time can be reserved"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			b := newCluster(t).pool("p", PolicyBackfill).nodes("p", 1, 4, "")

@@ -175,6 +175,10 @@ type conservativeGate struct {
 	whole      bool
 	pool       int
 	firstStart int
+	// unreserved is the first job of the run that got no reservation
+	// (a task it waits for has no time limit), or -1: a job without a
+	// time limit does not pass it (untimedBehind).
+	unreserved int32
 }
 
 func (g *conservativeGate) begin(p *pass, pool int, queue []int32) bool {

@@ -37,6 +37,7 @@ func (g *conservativeGate) run(p *pass, pool int, jobs []int32, firstStart int) 
 	p.lic.buildLicenseProfiles(jobs)
 	p.nprof.buildNodeProfile(pool)
 	reserved, last, depth := 0, int32(-1), conservativeDepth
+	g.unreserved = -1
 	if p.sc.nprof.on {
 		depth = conservativeNodeDepth
 	}
@@ -54,6 +55,9 @@ func (g *conservativeGate) run(p *pass, pool int, jobs []int32, firstStart int) 
 		for _, pe := range p.plan.Pending[mark:] {
 			if pe.Job == int(j) && pe.Reason == ReasonReserved {
 				reserved, last = reserved+1, j
+				if pe.At == Never && g.unreserved < 0 {
+					g.unreserved = j
+				}
 			}
 		}
 	}
@@ -124,6 +128,12 @@ func (g *conservativeGate) place(p *pass, j int32) {
 			np.lifted, np.liftedAt = p.nprof.unhold(j), at
 		}
 	}
+	if g.unreserved >= 0 && dur == Never && p.wants(j) {
+		np.lifted = nil
+		g.untimedBehind(p, j)
+		p.finish(j)
+		return
+	}
 	for p.wants(j) {
 		need := int64(p.elastic.size(j))
 		at := g.earliestFor(p, j, int32(need), dur)
@@ -158,6 +168,26 @@ func (g *conservativeGate) place(p *pass, j int32) {
 		}
 	}
 	p.finish(j)
+}
+
+// untimedBehind gives a reason to j, which has no time limit and comes
+// after a job that got no reservation (g.unreserved): as under EASY
+// (easyGate.backfill), it may not start, since it could hold that job's
+// slots for ever, nor reserve, since its start would then be refused.
+// A job with a time limit passes it: it holds it back at most by its
+// limit once it could start, and from then it has a reservation. j
+// waits would_delay when it fits now, behind the job when it could
+// start later, and as before with no reservation when it never could.
+func (g *conservativeGate) untimedBehind(p *pass, j int32) {
+	need := int32(p.elastic.minSize(j))
+	switch at := g.earliestFor(p, j, need, Never); at {
+	case p.s.Now:
+		wouldDelay(p, j, g.unreserved, true)
+	case Never:
+		p.addPending(Pending{Job: int(j), Reason: ReasonReserved, Blocker: -1, Need: int(need), At: Never, Queued: true})
+	default:
+		p.behind(j, g.unreserved, ReasonBehind)
+	}
 }
 
 // earliestFor is the earliest start of one task of j: by the count and

@@ -32,7 +32,10 @@ const (
 	// conservative reservation, and will start at the reserved time.
 	ReasonReserved
 	// ReasonWouldDelay: the job fits now but starting it would delay an
-	// earlier job's reservation.
+	// earlier job's reservation; or (Pending.At Never) the earlier job has
+	// no reservation (a task it waits for has no time limit) and this job
+	// has no time limit either, so it could hold that job's slots for
+	// ever: only a job with a time limit may start before it.
 	ReasonWouldDelay
 	// ReasonMaxConcurrent: the job already runs as many tasks as it may.
 	ReasonMaxConcurrent
@@ -127,6 +130,8 @@ type Pending struct {
 	// together, when known (Feasible gives the same at submit).
 	Need, Free int
 	// At is the reserved or estimated start time, or -1 when unknown.
+	// For ReasonWouldDelay it is -1, or Never when the job it may not
+	// pass (Blocker) has no reserved start.
 	At int64
 	// License is, for ReasonLicense, the index of the license the task is
 	// short of; LicenseNeed is how many one task needs and LicenseFree how
@@ -264,6 +269,9 @@ func (p Pending) message(s *Snapshot, plan *Plan) string {
 	case ReasonReserved:
 		return p.reservedMessage(s)
 	case ReasonWouldDelay:
+		if p.At == Never {
+			return fmt.Sprintf("fits now but has no time limit, and %s ahead of it has no reserved start: only a job with a time limit may start before it", blocker())
+		}
 		return fmt.Sprintf("fits now but would delay the reservation of %s", blocker())
 	case ReasonMaxConcurrent:
 		return "already running as many tasks as max_concurrent allows"
@@ -314,7 +322,7 @@ func (p Pending) reservedMessage(s *Snapshot) string {
 			return fmt.Sprintf("%s%s; no start time can be reserved: the pool's %s drained, and it waits for a resume or for tasks without a time limit to end",
 				head, slotCount(p.Need), DrainedPhrase(names))
 		}
-		return fmt.Sprintf("%s%s; no running task has a time limit, so no start time can be reserved", head, slotCount(p.Need))
+		return fmt.Sprintf("%s%s; tasks without a time limit hold slots it needs, so no start time can be reserved", head, slotCount(p.Need))
 	}
 	if p.Queued {
 		return fmt.Sprintf("needs %s; holds a reservation to start %s", slotCount(p.Need), startIn(p.At, s.Now))
