@@ -479,6 +479,8 @@ func (ag *agents) finishTransitions(t *mtask, e lifecycle.Ending, v lifecycle.Ve
 		tr.Reason = preemptReason(t.att.parts)
 		if t.att.stoppedBy != "" {
 			tr.Reason = "stopped for a checkpoint: node " + t.att.stoppedBy + "'s agent stopped"
+		} else if why, ok := leftWith(ag.m, t); ok {
+			tr.Reason, tr.Cause = why, store.CauseAgentStopped // exitwords.go
 		}
 		then := &store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index, From: store.TaskPreempted,
 			To: v.Then, At: tr.At, Reason: requeuedPreempted}
