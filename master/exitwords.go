@@ -56,6 +56,11 @@ func preemptReason(parts []*mpart) string {
 	return "stopped for a checkpoint after preemption"
 }
 
+// requeuedAgentStopped is the reason of a task requeued as its node's
+// agent stopped it (leftWith, agentStopped), by which queuedReason says
+// so rather than "preempted".
+const requeuedAgentStopped = "requeued after its node's agent stopped"
+
 // leftWith says, for task t whose attempt its agent reported preempted
 // while no pass, move or requeue had asked it (the task was running),
 // whether that agent was shutting down (its node leaving: allot agent

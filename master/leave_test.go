@@ -357,13 +357,24 @@ func checkAgentStoppedEvent(t *testing.T, h *harness, id int64) {
 	if code := h.do("GET", fmt.Sprintf("/api/v1/jobs/%d/events", id), nil, &evs); code != http.StatusOK {
 		t.Fatalf("events: %d", code)
 	}
+	ended, requeued := false, false
 	for _, e := range evs.Events {
-		if e.From == string(store.TaskRunning) && e.To == string(store.TaskPreempted) {
+		switch {
+		case e.Task != nil && e.From == string(store.TaskRunning) && e.To == string(store.TaskPreempted):
 			if e.Cause != string(store.CauseAgentStopped) || !strings.Contains(e.Reason, "n1's agent stopped") {
 				t.Fatalf("running→preempted event %+v, want cause %s and a reason naming n1's agent", e, store.CauseAgentStopped)
 			}
-			return
+			ended = true
+		case e.Task != nil && e.From == string(store.TaskPreempted) && e.To == string(store.TaskQueued):
+			if e.Reason != requeuedAgentStopped {
+				t.Fatalf("preempted→queued event %+v, want the reason %q", e, requeuedAgentStopped)
+			}
+			requeued = true
+		case e.Task == nil && e.To == string(store.JobQueued) && strings.Contains(e.Reason, "preempted"):
+			t.Fatalf("job event %+v: no preemption was made", e)
 		}
 	}
-	t.Fatalf("no running→preempted event in %+v", evs)
+	if !ended || !requeued {
+		t.Fatalf("want a running→preempted and a preempted→queued event in %+v", evs)
+	}
 }
