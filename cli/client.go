@@ -185,6 +185,9 @@ func parseWeight(s string) (float64, error) {
 // (a new allot dev, a master on a new store) or have been revoked, which
 // the bare 401 does not say. "" for any other error, when no token was
 // sent (the master's answer then says to log in), and for a disabled user.
+// A token given on the command line (--token-file, --token: allot login,
+// allot bench) is named as such, ahead of $ALLOT_TOKEN, which such a
+// command does not send.
 func tokenHint(cmd *cobra.Command, err error) string {
 	var ce *client.Error
 	if !errors.As(err, &ce) || ce.Status != http.StatusUnauthorized {
@@ -196,6 +199,13 @@ func tokenHint(cmd *cobra.Command, err error) string {
 		return ""
 	}
 	addr := normalAddr(masterAddr(cmd))
+	if from := tokenFlagSource(cmd); from != "" {
+		// allot login --token-file BAD: the saved login was not used,
+		// and logging in again with the same token would not help
+		// (trial 2026-11-29d D1).
+		return fmt.Sprintf("The token came from %s, which %s refused; nothing was saved. "+
+			"Give a token of that master (an admin makes one with allot token create).", from, addr)
+	}
 	if strings.TrimSpace(os.Getenv(TokenEnv)) != "" {
 		return fmt.Sprintf("The token came from $%s, which %s refused.", TokenEnv, addr)
 	}
@@ -205,4 +215,17 @@ func tokenHint(cmd *cobra.Command, err error) string {
 	}
 	return fmt.Sprintf("The token is the login saved for %s in %s; if another master has been started there since, or the token was revoked, log in again: allot login --master %s",
 		addr, path, addr)
+}
+
+// tokenFlagSource names the command-line flag that cmd took its token
+// from, "--token-file PATH" or "--token", or "" when it has no such flag
+// or it was not given.
+func tokenFlagSource(cmd *cobra.Command) string {
+	if f := cmd.Flags().Lookup("token-file"); f != nil && f.Changed {
+		return "--token-file " + f.Value.String()
+	}
+	if f := cmd.Flags().Lookup("token"); f != nil && f.Changed {
+		return "--token"
+	}
+	return ""
 }

@@ -233,13 +233,16 @@ func (c *devCluster) startMaster(ctx context.Context, cfg *config.Config, ln net
 
 // credentials makes sure of an admin, user admin, with a fresh API token
 // (revoking those of earlier starts), and makes a join token for the
-// agents; the admin's token is also left in DATA/admin.token for the
+// agents (revoking those of earlier starts too); the admin's token is also left in DATA/admin.token for the
 // dashboard's sign-in.
 func (c *devCluster) credentials(ctx context.Context, st store.Store) error {
 	now := time.Now().UTC()
 	token, err := master.BootstrapAdmin(ctx, st, devAdmin, devNote, false, now)
 	if err != nil {
 		return fmt.Errorf("dev admin: %w", err)
+	}
+	if err := revokeDevJoins(ctx, st, now); err != nil {
+		return fmt.Errorf("dev join token: %w", err)
 	}
 	join, err := master.NewJoinToken(ctx, st, devAdmin, devNote, devJoinTTL, now)
 	if err != nil {

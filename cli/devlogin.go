@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/allot-sched/allot/auth"
 	"github.com/allot-sched/allot/store"
@@ -85,4 +87,28 @@ func issuedHere(ctx context.Context, st store.Store) func(token string) bool {
 		}
 		return c.Kind == store.CredUser && c.Subject == devAdmin && c.Note == devNote
 	}
+}
+
+// revokeDevJoins revokes the live join tokens of earlier allot dev starts
+// on st (made by the dev admin, with its note), as BootstrapAdmin revokes
+// their API tokens: each start used to leave one more join token live
+// for 24 hours (trial 2026-11-29d D11). The agents it starts register
+// with the new one; those of earlier starts hold their nodes'
+// credentials, which this leaves alone.
+func revokeDevJoins(ctx context.Context, st store.Store, now time.Time) error {
+	return st.Update(ctx, func(tx store.Tx) error {
+		old, err := tx.Credentials(ctx, store.CredJoin, devAdmin)
+		if err != nil {
+			return fmt.Errorf("read the earlier join tokens: %w", err)
+		}
+		for _, c := range old {
+			if c.Note != devNote || !c.RevokedAt.IsZero() || c.CreatedBy != devAdmin {
+				continue
+			}
+			if err := tx.RevokeCredential(ctx, c.ID, now); err != nil {
+				return fmt.Errorf("revoke join token %d: %w", c.ID, err)
+			}
+		}
+		return nil
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/allot-sched/allot/auth"
 	"github.com/allot-sched/allot/master"
 	"github.com/allot-sched/allot/store"
 )
@@ -152,6 +153,50 @@ func TestDevBannerKeptLogin(t *testing.T) {
 			printDevBanner(&banner, dev, "data", devLogin{own: "data/credentials.json", shared: "creds.json", current: c.current})
 			if b := banner.String(); !strings.Contains(b, c.want) || strings.Contains(b, c.not) {
 				t.Errorf("banner, want %q and not %q:\n%s", c.want, c.not, b)
+			}
+		})
+	}
+}
+
+// TestDevRevokesEarlierJoins: each allot dev start revokes the join
+// tokens of earlier starts, as it does their admin tokens (trial
+// 2026-11-29d D11); a join token an admin made by hand stays live.
+func TestDevRevokesEarlierJoins(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, "", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	start := func() string {
+		t.Helper()
+		c := &devCluster{data: t.TempDir()}
+		if err := c.credentials(ctx, st); err != nil {
+			t.Fatal(err)
+		}
+		return c.join
+	}
+	first := start()
+	byHand, err := master.NewJoinToken(ctx, st, devAdmin, "by hand", time.Hour, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := start()
+	for _, c := range []struct {
+		name, token string
+		revoked     bool
+	}{
+		{"an earlier start's", first, true},
+		{"this start's", second, false},
+		{"one made by hand", byHand, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cred, err := st.CredentialByHash(ctx, auth.Hash(c.token))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := !cred.RevokedAt.IsZero(); got != c.revoked || cred.Kind != store.CredJoin {
+				t.Errorf("%s credential, revoked %v, want a join token, revoked %v", cred.Kind, got, c.revoked)
 			}
 		})
 	}

@@ -199,6 +199,9 @@ func flagError(c *cobra.Command, err error) error {
 	if arg := negativeArg(c, err); arg != err {
 		return asUsage(arg) // an argument's error, which says its own words
 	}
+	if v := flagValueError(err); v != err {
+		return v // "--gpus: expected ..., got ...", as the CLI's own checks say it
+	}
 	err = asUsage(flagTypo(c, err))
 	if ue, ok := err.(*usageError); ok && ue.cmd == "" && c.HasParent() {
 		ue.cmd = c.CommandPath()

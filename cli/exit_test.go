@@ -47,7 +47,7 @@ func TestMainExitCodes(t *testing.T) {
 		{"help of a command with partial arguments", []string{"job", "set-priority", "3", "--help"}, ExitOK, "Change a job's priority", ""},
 		{"help of a group", []string{"node", "--help"}, ExitOK, "Available Commands", ""},
 		{"unknown flag", []string{"jobs", "--bogus"}, ExitUsage, "", "allot jobs: unknown flag: --bogus\nRun 'allot jobs --help' for usage."},
-		{"bad flag value", []string{"jobs", "--interval", "soon"}, ExitUsage, "", `invalid argument "soon"`},
+		{"bad flag value", []string{"jobs", "--interval", "soon"}, ExitUsage, "", `allot: --interval: expected a duration such as 90s, 15m or 2h, got "soon"`},
 		{"negative weight", []string{"job", "set-weight", "19", "-1"}, ExitUsage, "",
 			"allot: weight: expected a number > 0, got \"-1\"\nRun 'allot job set-weight --help' for usage.\n"},
 		{"negative id", []string{"job", "show", "-3"}, ExitUsage, "", `job ID: expected a positive integer, got "-3"`},

@@ -26,7 +26,7 @@ func TestK8sDevPorts(t *testing.T) {
 	}{
 		{"too high", []string{"--api-port", "70000"}, "--api-port 70000: expected a port from 1 to 65535, or 0 for any free one", true},
 		{"negative", []string{"--etcd-port", "-1"}, "--etcd-port -1: expected a port from 1 to 65535, or 0 for any free one", true},
-		{"not a number", []string{"--etcd-peer-port", "x"}, `invalid argument "x" for "--etcd-peer-port"`, true},
+		{"not a number", []string{"--etcd-peer-port", "x"}, `--etcd-peer-port: expected a whole number, got "x"`, true},
 		{"twice", []string{"--api-port", "40001", "--etcd-port", "40001"},
 			"--etcd-port 40001: --api-port has the same port; expected different ones (0 for any free one)", true},
 		{"in use", []string{"--api-port", port},

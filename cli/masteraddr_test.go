@@ -174,12 +174,20 @@ func TestTokenHint(t *testing.T) {
 		name         string
 		saved, token string
 		want         string // "" for no hint
+		// login: the command is allot login with this flag and value
+		// (a file name is made into a file holding the bad token), not
+		// allot pools; its hint must not say to log in again.
+		login []string
 	}{
-		{"saved login", "allot_u_old", "", "The token is the login saved for " + srv.URL + " in "},
-		{"ALLOT_TOKEN", "", "allot_u_env", "The token came from $ALLOT_TOKEN, which " + srv.URL + " refused."},
-		{"no token", "", "", ""},
+		{"saved login", "allot_u_old", "", "The token is the login saved for " + srv.URL + " in ", nil},
+		// Trial 2026-11-29d D1: the token came from login's flag, not
+		// from the saved login, whatever $ALLOT_TOKEN says.
+		{"login --token-file", "allot_u_old", "allot_u_env", "The token came from --token-file ", []string{"--token-file", "bad.tok"}},
+		{"login --token", "allot_u_old", "", "The token came from --token, which " + srv.URL + " refused", []string{"--token", "allot_u_bogus"}},
+		{"ALLOT_TOKEN", "", "allot_u_env", "The token came from $ALLOT_TOKEN, which " + srv.URL + " refused.", nil},
+		{"no token", "", "", "", nil},
 		// Logging in again would not help a disabled user.
-		{"disabled user", "allot_u_off", "", ""},
+		{"disabled user", "allot_u_off", "", "", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -197,8 +205,19 @@ func TestTokenHint(t *testing.T) {
 			}
 			t.Setenv(ConfigEnv, path)
 			t.Setenv(TokenEnv, tt.token)
+			args := []string{"--master", srv.URL, "pools"}
+			if tt.login != nil {
+				flag, value := tt.login[0], tt.login[1]
+				if flag == "--token-file" {
+					value = filepath.Join(t.TempDir(), value)
+					if err := os.WriteFile(value, []byte("allot_bogus_token_123\n"), 0o600); err != nil {
+						t.Fatal(err)
+					}
+				}
+				args = []string{"--master", srv.URL, "login", flag, value}
+			}
 			var out, errOut strings.Builder
-			if code := Main([]string{"--master", srv.URL, "pools"}, &out, &errOut); code != ExitError {
+			if code := Main(args, &out, &errOut); code != ExitError {
 				t.Fatalf("exit %d, want %d; stderr %q", code, ExitError, errOut.String())
 			}
 			got := errOut.String()
@@ -208,8 +227,11 @@ func TestTokenHint(t *testing.T) {
 			if tt.want != "" && !strings.Contains(got, tt.want) {
 				t.Errorf("stderr %q: want the hint %q", got, tt.want)
 			}
-			if tt.want != "" && tt.saved != "" && !strings.Contains(got, "allot login --master "+srv.URL) {
+			if tt.want != "" && tt.saved != "" && tt.login == nil && !strings.Contains(got, "allot login --master "+srv.URL) {
 				t.Errorf("stderr %q: want the command that logs in again", got)
+			}
+			if tt.login != nil && (strings.Contains(got, "log in again") || strings.Contains(got, "login saved for")) {
+				t.Errorf("stderr %q: allot login's own token was refused; want no advice to log in again, no word of the saved login", got)
 			}
 		})
 	}

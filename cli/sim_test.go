@@ -223,10 +223,10 @@ func TestZeroFlagValues(t *testing.T) {
 		args   []string
 		stderr string
 	}{
-		{"zero slots", []string{"sim", swf, "--slots", "0"}, `invalid argument "0" for "--slots" flag: expected a count >= 1 (leave the flag out for the default), got "0"`},
-		{"zero nodes", []string{"sim", swf, "--nodes", "0"}, `invalid argument "0" for "--nodes" flag: expected a count >= 1`},
-		{"negative nodes", []string{"sim", swf, "--nodes", "-3"}, `invalid argument "-3" for "--nodes" flag: expected a count >= 1`},
-		{"compare zero slots", []string{"sim", "compare", swf, "--slots", "0"}, `"--slots" flag: expected a count >= 1`},
+		{"zero slots", []string{"sim", swf, "--slots", "0"}, `allot: --slots: expected a count >= 1 (leave the flag out for the default), got "0"`},
+		{"zero nodes", []string{"sim", swf, "--nodes", "0"}, `allot: --nodes: expected a count >= 1`},
+		{"negative nodes", []string{"sim", swf, "--nodes", "-3"}, `allot: --nodes: expected a count >= 1`},
+		{"compare zero slots", []string{"sim", "compare", swf, "--slots", "0"}, `allot: --slots: expected a count >= 1`},
 		{"zero join ttl", []string{"token", "create", "--join", "--ttl", "0", "--master", "127.0.0.1:1"},
 			`--ttl: expected a lifetime > 0, got "0" (leave --ttl out for the default: no expiry for API tokens, 24h for join tokens)`},
 		{"zero user ttl", []string{"token", "create", "--user", "ann", "--ttl", "0s", "--master", "127.0.0.1:1"}, `--ttl: expected a lifetime > 0, got "0s"`},

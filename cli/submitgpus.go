@@ -27,6 +27,8 @@ func (g *gpuFlags) register(cmd *cobra.Command) {
 		"the job's GPUs in all, over the job file's resources.slots (one task's GPUs; a gang spans nodes when one has too few); not for an experiment (sbatch -G)")
 	cmd.Flags().IntVar(&g.perTask, "gpus-per-task", 0,
 		"GPUs per task (each trial of an experiment), over the job file's resources.slots (sbatch --gpus-per-task)")
+	expectFlag(cmd, "gpus", "a whole number >= 0")
+	expectFlag(cmd, "gpus-per-task", "a whole number >= 0")
 }
 
 // override sets job's resources.slots from the flag given, recording it

@@ -479,12 +479,15 @@ func (ag *agents) finishTransitions(t *mtask, e lifecycle.Ending, v lifecycle.Ve
 		ag.m.planner.runs.note(tr.At.Sub(t.att.started), t.job.rec.TimeLimit)
 	case e.Kind == lifecycle.EndPreempted:
 		tr.Reason = preemptReason(t.att.parts)
+		requeued := requeuedPreempted
 		if t.att.stoppedBy != "" {
-			tr.Reason = "stopped for a checkpoint: node " + t.att.stoppedBy + "'s agent stopped"
+			tr.Reason, requeued = "stopped for a checkpoint: node "+t.att.stoppedBy+"'s agent stopped", requeuedAgentStopped
+		} else if why, ok := leftWith(ag.m, t); ok {
+			tr.Reason, tr.Cause, requeued = why, store.CauseAgentStopped, requeuedAgentStopped // exitwords.go
 		}
 		tr.End.Checkpoint = attemptCheckpoint(t.att.parts) // ckptwords.go
 		then := &store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index, From: store.TaskPreempted,
-			To: v.Then, At: tr.At, Reason: requeuedPreempted}
+			To: v.Then, At: tr.At, Reason: requeued}
 		if requeuedTask(t.rec.Reason) && !v.Restarts() {
 			tr.Reason, then.Reason = requeuedEnd(t.rec.Reason, tr.End.Checkpoint) // api_requeue.go
 		}

@@ -65,7 +65,11 @@ users:
 		{"empty body", "POST", "/api/v1/jobs", "", 400, ""},
 		{"bad JSON", "POST", "/api/v1/jobs", `{"name": `, 400, ""},
 		{"trailing data", "POST", "/api/v1/jobs", `{"name": "x", "entrypoint": "e"} {}`, 400, ""},
-		{"unknown field", "POST", "/api/v1/jobs", `{"name": "x", "entrypont": "e"}`, 400, ""},
+		{"unknown field", "POST", "/api/v1/jobs", `{"name": "x", "entrypont": "e"}`, 400, ""}, // two errors: the first names no field
+		// The unknown field itself, as other bodies' unknown fields (trial 2026-11-29d D9).
+		{"unknown field alone", "POST", "/api/v1/jobs", `{"name": "x", "entrypoint": "e", "bogus": 1}`, 400, "bogus"},
+		{"unknown nested field", "POST", "/api/v1/jobs", `{"name": "x", "entrypoint": "e", "resources": {"slotz": 1}}`, 400, "resources.slotz"},
+		{"unknown field, dry run", "POST", "/api/v1/jobs?dry_run=true", `{"name": "x", "entrypoint": "e", "bogus": 1}`, 400, "bogus"},
 		{"negative slots", "POST", "/api/v1/jobs", jobSpec("x", -2, ""), 400, "resources.slots"},
 		{"slots as a string", "POST", "/api/v1/jobs", `{"name": "x", "entrypoint": "e", "resources": {"slots": "8"}}`, 400, "resources.slots"},
 		{"unknown pool", "POST", "/api/v1/jobs", `{"name": "x", "entrypoint": "e", "pool": "cpu"}`, 400, "pool"},

@@ -66,7 +66,7 @@ func (ja jobDryRun) judge(p auth.Principal, data []byte, opt SubmitOptions) (sub
 		var fe *jobfile.Error
 		field := ""
 		if errors.As(err, &fe) {
-			field = fe.Path
+			field = errorField(fe)
 		}
 		return submission{}, badRequest(field, "%v", err)
 	}
@@ -407,4 +407,22 @@ func alsoNeedsRole(err error, p auth.Principal, project string) error {
 		return &httpError{status: he.status, field: he.field, msg: he.msg + "; besides, " + rerr.Error()}
 	}
 	return err
+}
+
+// errorField is the field a job file's error names for the API's "field":
+// its path, or for an unknown field, whose path is the object that holds
+// it, that field itself ("bogus", "resources.slotz"), as decodeStrict
+// names one in other bodies; the unknown field's 400 had no "field" at
+// the top level (trial 2026-11-29d D9).
+func errorField(fe *jobfile.Error) string {
+	rest, ok := strings.CutPrefix(fe.Msg, `unknown field "`)
+	end := strings.IndexByte(rest, '"')
+	if !ok || end <= 0 {
+		return fe.Path
+	}
+	name := rest[:end]
+	if fe.Path == "" {
+		return name
+	}
+	return fe.Path + "." + name
 }

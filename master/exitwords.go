@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/store"
 )
 
 // describeExit says how a part ended, for reasons.
@@ -53,4 +54,33 @@ func preemptReason(parts []*mpart) string {
 		}
 	}
 	return "stopped for a checkpoint after preemption"
+}
+
+// requeuedAgentStopped is the reason of a task requeued as its node's
+// agent stopped it (leftWith, agentStopped), by which queuedReason says
+// so rather than "preempted".
+const requeuedAgentStopped = "requeued after its node's agent stopped"
+
+// leftWith says, for task t whose attempt its agent reported preempted
+// while no pass, move or requeue had asked it (the task was running),
+// whether that agent was shutting down (its node leaving: allot agent
+// --on-exit kill, or allot dev, stopped cleanly), and if so the reason
+// that says so: "stopped for a checkpoint: node N's agent stopped",
+// with how the task ended. Before, such an attempt read "preempted:
+// ended by SIGTERM", a preemption nobody made, even of a job that is
+// not preemptible (trial 2026-11-29d D15). The gang's case is
+// agentStopped's (agentstop.go).
+func leftWith(m *Master, t *mtask) (string, bool) {
+	if (t.rec.State != store.TaskRunning && t.rec.State != store.TaskStarting) || len(t.att.parts) != 1 {
+		return "", false
+	}
+	p := t.att.parts[0]
+	if n := m.nodes[p.node]; n == nil || !n.leaving || p.outcome != agent.OutcomePreempted {
+		return "", false
+	}
+	why := "stopped for a checkpoint: node " + p.node + "'s agent stopped"
+	if p.err != "" {
+		why += "; " + p.err
+	}
+	return why, true
 }

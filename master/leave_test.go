@@ -87,6 +87,12 @@ func TestAgentLeave(t *testing.T) {
 			if end := task.Attempts[0].EndState; end != string(store.AttemptPreempted) {
 				t.Fatalf("the attempt on the node that left ended %q, want preempted", end)
 			}
+			// The record says that the node's agent stopped it, not a
+			// preemption nobody made (trial 2026-11-29d D15).
+			if r := task.Attempts[0].Reason; !strings.Contains(r, "node n1's agent stopped") || strings.HasPrefix(r, "preempted") {
+				t.Fatalf("the attempt's reason %q, want it to say that node n1's agent stopped", r)
+			}
+			checkAgentStoppedEvent(t, h, id)
 			if tt.want != "" && task.Attempts[1].Placement[0].Node != tt.want {
 				t.Fatalf("the requeued task went to %+v, want %s", task.Attempts[1].Placement, tt.want)
 			}
@@ -340,4 +346,35 @@ func (h *harness) nodeHistory(t *testing.T) []string {
 		got = append(got, fmt.Sprintf("%s->%s", e.From, e.To))
 	}
 	return got
+}
+
+// checkAgentStoppedEvent checks that job id's task 0 went from running
+// to preempted with the cause agent_stopped, its reason naming n1's
+// agent.
+func checkAgentStoppedEvent(t *testing.T, h *harness, id int64) {
+	t.Helper()
+	var evs api.JobEvents
+	if code := h.do("GET", fmt.Sprintf("/api/v1/jobs/%d/events", id), nil, &evs); code != http.StatusOK {
+		t.Fatalf("events: %d", code)
+	}
+	ended, requeued := false, false
+	for _, e := range evs.Events {
+		switch {
+		case e.Task != nil && e.From == string(store.TaskRunning) && e.To == string(store.TaskPreempted):
+			if e.Cause != string(store.CauseAgentStopped) || !strings.Contains(e.Reason, "n1's agent stopped") {
+				t.Fatalf("running→preempted event %+v, want cause %s and a reason naming n1's agent", e, store.CauseAgentStopped)
+			}
+			ended = true
+		case e.Task != nil && e.From == string(store.TaskPreempted) && e.To == string(store.TaskQueued):
+			if e.Reason != requeuedAgentStopped {
+				t.Fatalf("preempted→queued event %+v, want the reason %q", e, requeuedAgentStopped)
+			}
+			requeued = true
+		case e.Task == nil && e.To == string(store.JobQueued) && strings.Contains(e.Reason, "preempted"):
+			t.Fatalf("job event %+v: no preemption was made", e)
+		}
+	}
+	if !ended || !requeued {
+		t.Fatalf("want a running→preempted and a preempted→queued event in %+v", evs)
+	}
 }

@@ -494,6 +494,9 @@ func queuedReason(j *mjob) string {
 		if t.rec.State == store.TaskQueued && t.rec.Reason == requeuedPreempted {
 			return "preempted; waits to be rescheduled"
 		}
+		if t.rec.State == store.TaskQueued && t.rec.Reason == requeuedAgentStopped { // exitwords.go
+			return "its node's agent stopped; waits to be rescheduled"
+		}
 		if t.rec.State == store.TaskQueued && requeuedTask(t.rec.Reason) {
 			return t.rec.Reason // its owner's requeue (api_requeue.go)
 		}

@@ -360,7 +360,10 @@ const (
 	// CauseAgentStopped asks a gang's task to checkpoint (its transition
 	// to preempting) because the agent of one of its nodes stopped its
 	// part there and reported it preempted (allot agent --on-exit kill,
-	// or its fence): no pass asked it.
+	// or its fence): no pass asked it. It is also the cause of the end
+	// (running → preempted) of a one-node attempt that a leaving agent
+	// (its node shutting down: allot agent, allot dev) reported
+	// preempted, no pass having asked it.
 	CauseAgentStopped Cause = "agent_stopped"
 	// CauseRequeued asks a task to checkpoint (its transition to
 	// preempting) because a user requeued its job (allot job requeue):

@@ -272,11 +272,15 @@ func TestTokenPrompt(t *testing.T) {
 	f.token = "s3cret"
 	p := openPage(t, f, "#/pools", wide)
 	p.expect("status of 401")
-	p.waitText("#login", "asks for an API token")
+	checkSignIn(t, p, "asks for an API token")
+	// A wrong token: the master's refusal, and the same help.
+	p.do(chromedp.SendKeys(chromedp.ID("login-token"), "wrong"), chromedp.Click(chromedp.CSS("#login-form button")))
+	checkSignIn(t, p, "The master refused the token (invalid API token: the token is not known)")
 	p.do(chromedp.SendKeys(chromedp.ID("login-token"), "s3cret"), chromedp.Click(chromedp.CSS("#login-form button")))
 	p.waitText("#pools", "fair_share")
 	p.waitFor(`document.getElementById('login').hidden`, "the sign-in form to go")
 	p.waitText("#who", "Signed in as ann")
+	p.waitFor(`document.getElementById('updated').textContent.startsWith('Updated')`, "the header to say when it updated")
 	if !evalJS[bool](p, `document.getElementById('who-projects').hidden`) {
 		t.Errorf("who = %q, want no project restriction for a user without one", p.waitText("#who", "ann"))
 	}
@@ -286,6 +290,24 @@ func TestTokenPrompt(t *testing.T) {
 	p.waitText("#login", "asks for an API token")
 	p.waitFor(`!document.querySelector('#pools tr[data-pool]') && document.getElementById('who').hidden`,
 		"the pools and the user to go")
+}
+
+// checkSignIn checks the sign-in panel of p says lead and where a browser
+// user gets a token, not the master's words to curl users (the
+// Authorization header), and that the header says "Not signed in"
+// rather than a "Loading…" that never ends (trial 2026-11-29d D8).
+func checkSignIn(t *testing.T, p *page, lead string) {
+	t.Helper()
+	text := p.waitText("#login", lead)
+	for _, want := range []string{"allot token create > FILE", "allot dev", "DATA/admin.token"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("sign-in panel %q, want it to say %q", text, want)
+		}
+	}
+	if strings.Contains(text, "Authorization") {
+		t.Errorf("sign-in panel %q: the master's words for curl users", text)
+	}
+	p.waitFor(`document.getElementById('updated').textContent === 'Not signed in'`, `the header to say "Not signed in", not "Loading…"`)
 }
 
 // TestWhoShowsConfigProjects: a user whom the master's configuration

@@ -304,8 +304,11 @@ func (f *fixture) gate(next http.Handler) http.Handler {
 		switch {
 		case down:
 			writeJSON(w, http.StatusServiceUnavailable, api.Error{Error: "the store is unavailable"})
+		case token != "" && r.Header.Get("Authorization") == "":
+			// The master's words, which speak to curl users.
+			writeJSON(w, http.StatusUnauthorized, api.Error{Error: "authentication required: send an API token as 'Authorization: Bearer TOKEN' (see allot login)"})
 		case token != "" && r.Header.Get("Authorization") != "Bearer "+token:
-			writeJSON(w, http.StatusUnauthorized, api.Error{Error: "missing or wrong bearer token"})
+			writeJSON(w, http.StatusUnauthorized, api.Error{Error: "invalid API token: the token is not known"})
 		default:
 			next.ServeHTTP(w, r)
 		}

@@ -218,11 +218,27 @@ function viewError(msg) {
   el.textContent = msg;
 }
 
+// showLogin asks for a token. The master's 401 without one speaks to
+// curl users ("send an API token as 'Authorization: Bearer TOKEN'"),
+// which a browser user cannot do: the panel says where to get a token
+// instead (trial 2026-11-29d D8), and quotes the master only when it
+// refused a token given.
 function showLogin(msg) {
   login.hidden = false;
-  document.getElementById('login-text').textContent = token()
-    ? `The master refused the token: ${msg}`
-    : `The master asks for an API token (${msg}).`;
+  const text = document.getElementById('login-text');
+  const lead = token()
+    ? `The master refused the token (${msg}). Paste another API token to see the cluster.`
+    : 'The master asks for an API token: paste one to see the cluster.';
+  fill(text, [lead, ' ', ...signInHelp()]);
+}
+
+// signInHelp says where a token comes from, as docs/dashboard.md does.
+function signInHelp() {
+  const code = (s) => h('code', {text: s});
+  return ['Make one with ', code('allot token create > FILE'), ' and paste the line it writes (an admin makes ',
+    'one for another user with ', code('allot token create --user NAME'), '); under ', code('allot dev'),
+    ', paste the admin\'s token from ', code('DATA/admin.token'), ' (', code('.allot-dev/admin.token'),
+    ' by default).'];
 }
 
 document.getElementById('login-form').addEventListener('submit', (ev) => {
@@ -253,6 +269,10 @@ function tick() {
     const since = lastOk ? `The data below is from ${age}.` : 'No data could be loaded yet.';
     banner.textContent = `Cannot reach the Allot master: ${down}. ${since} Retrying every ${period / 1000} s.`;
     banner.hidden = false;
+  } else if (!login.hidden) {
+    // Nothing loads until a token is given: no "Loading…" that never ends.
+    updated.textContent = 'Not signed in';
+    updated.classList.remove('stale');
   } else {
     updated.textContent = lastOk ? `Updated ${Date.now() - lastOk < 1000 ? 'just now' : age}` : 'Loading…';
     updated.classList.remove('stale');
