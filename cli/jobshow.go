@@ -117,12 +117,20 @@ func printTasks(w io.Writer, tasks []api.Task) error {
 			if reason == "" && i == len(tk.Attempts)-1 {
 				reason = tk.Reason
 			}
+			if reason == everyPartRuns && len(a.Placement) <= 1 {
+				reason = "running" // a one-node attempt a master before trial 29d D3 recorded
+			}
 			t.row(append(slices.Clone(cols), strconv.Itoa(a.Number), placementText(a.Placement),
 				formatTime(&a.StartedAt), endedText(a), orDash(attemptEnd(a)), exit, orDash(reason))...)
 		}
 	}
 	return t.flush()
 }
+
+// everyPartRuns is a gang attempt's reason once all its parts run; a
+// master before trial 2026-11-29d (D3) gave it to one-node attempts too,
+// which have no parts to speak of.
+const everyPartRuns = "every part runs"
 
 // heardLate is how much later than the attempt's exit the master may
 // hear of it before ENDED says when it exited: more than a few of the
