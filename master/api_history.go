@@ -210,9 +210,16 @@ func historyOf(j store.Job, atts []store.Attempt, gpuSeconds float64, now time.T
 	}
 	if last != nil && j.State.Terminal() {
 		h.ExitCode, h.Reason = last.ExitCode, last.Reason
-		if j.State == store.JobKilled && last.EndState != store.AttemptKilled && j.Reason != "" {
+		switch {
+		case j.State == store.JobKilled && last.EndState != store.AttemptKilled && j.Reason != "":
 			// Killed while it waited: its last attempt (preempted,
 			// failed) is not why it ended.
+			h.Reason = j.Reason
+		case j.State == store.JobFailed && last.EndState != store.AttemptFailed && j.Reason != "":
+			// Failed by its exit actions (max_retries, on_preempt:
+			// fail) or a loss: its last attempt's preemption is not why
+			// it failed; the job's reason says (failedReason, trial
+			// 2026-11-29d D4).
 			h.Reason = j.Reason
 		}
 	}

@@ -2,12 +2,15 @@ package master
 
 import (
 	"fmt"
+	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/spec"
 	"github.com/allot-sched/allot/store"
 )
@@ -74,6 +77,24 @@ func TestPreemptExitActions(t *testing.T) {
 					}
 					if task := j.TaskList; len(task) != 1 || task[0].Reason != c.reason {
 						t.Errorf("low's task %+v, want the reason %q", task, c.reason)
+					}
+					// D4 (trial 2026-11-29d): the job's reason and allot
+					// history's say why, and RESTARTS counts the restarts
+					// that happened: n preemptions, the last failing it.
+					if want := "1 of 1 task failed: " + c.reason; j.Reason != want {
+						t.Errorf("low's job reason %q, want %q", j.Reason, want)
+					}
+					if got := j.TaskList[0].Restarts; got != n-1 {
+						t.Errorf("low's task restarts %d, want %d", got, n-1)
+					}
+					var recs []api.HistoryRecord
+					h.clock.Advance(time.Second) // the window ends before now
+					if code := h.do("GET", "/api/v1/history", nil, &recs); code != http.StatusOK {
+						t.Fatalf("GET /history: %d", code)
+					}
+					i := slices.IndexFunc(recs, func(r api.HistoryRecord) bool { return r.ID == low })
+					if i < 0 || recs[i].Reason != j.Reason {
+						t.Errorf("history of low (at %d): %+v, want the reason %q", i, recs, j.Reason)
 					}
 					return
 				}
