@@ -63,8 +63,9 @@ type HistoryRecord struct {
 	SubmittedAt time.Time  `json:"submitted_at"`
 	StartedAt   *time.Time `json:"started_at,omitempty"` // the first attempt's start
 	EndedAt     *time.Time `json:"ended_at,omitempty"`
-	WaitS       int64      `json:"wait_s"`    // all the time queued: to the first start, and each requeue's wait (to now, or to a kill while queued)
-	ElapsedS    int64      `json:"elapsed_s"` // the attempts' runs, merged: each from its start to its exit (ExitedAt, else its end), or to now while it is open
+	WaitS       int64      `json:"wait_s"`           // all the time queued: to the first start, and each requeue's wait (to now, or to a kill while queued), less HeldS
+	HeldS       int64      `json:"held_s,omitempty"` // the time it was held (allot job hold, requeue --hold, submit --hold) while queued: no wait, as GET /fairness's held_wait_s
+	ElapsedS    int64      `json:"elapsed_s"`        // the attempts' runs, merged: each from its start to its exit (ExitedAt, else its end), or to now while it is open
 	Attempts    int        `json:"attempts"`
 	GPUHours    float64    `json:"gpu_hours"`
 	ExitCode    *int       `json:"exit_code,omitempty"` // the last attempt's, when it exited

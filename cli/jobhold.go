@@ -29,13 +29,14 @@ released (allot job release ID). It keeps its ID, its job file and its
 submission time, so it keeps its age and its place when released; allot
 jobs shows it held, with who held it and when, and allot explain ID says
 so. Only a job with no task holding GPUs (starting, running, being
-preempted or killed) can be held: a hold does not preempt; kill the job,
-or let it end. Holding a held job changes nothing and says so; the
-command still succeeds, as scontrol hold does. A job's owner, its
-project's lead and admins may hold it. Several IDs are held in one
-request; a job that cannot be held is reported, the others are still
-held, and the command then exits 1. allot submit --hold (-H) submits a
-job held.`
+preempted or killed) can be held: a hold does not preempt. To suspend a
+running job, requeue it held (allot job requeue ID --hold: its tasks
+checkpoint, then it waits held); else let it end, or kill it. Holding a
+held job changes nothing and says so; the command still succeeds, as
+scontrol hold does. A job's owner, its project's lead and admins may
+hold it. Several IDs are held in one request; a job that cannot be held
+is reported, the others are still held, and the command then exits 1.
+allot submit --hold (-H) submits a job held.`
 	out.register(cmd)
 	return cmd
 }

@@ -117,12 +117,39 @@ func printTasks(w io.Writer, tasks []api.Task) error {
 			if reason == "" && i == len(tk.Attempts)-1 {
 				reason = tk.Reason
 			}
+			if reason == everyPartRuns && len(a.Placement) <= 1 {
+				reason = "running" // a one-node attempt a master before trial 29d D3 recorded
+			}
+			if i == len(tk.Attempts)-1 {
+				reason = withTaskEnd(reason, tk)
+			}
 			t.row(append(slices.Clone(cols), strconv.Itoa(a.Number), placementText(a.Placement),
 				formatTime(&a.StartedAt), endedText(a), orDash(attemptEnd(a)), exit, orDash(reason))...)
 		}
 	}
 	return t.flush()
 }
+
+// withTaskEnd adds to reason, its last attempt's REASON, why task tk
+// failed or was killed where the attempt's end does not say it: a task
+// its exit actions failed at a preemption ends "preempted 2 times,
+// max_retries 1", which the attempt's preemption does not (trial
+// 2026-11-29d D4).
+func withTaskEnd(reason string, tk api.Task) string {
+	if tk.State != "failed" && tk.State != "killed" || tk.Reason == "" || strings.Contains(reason, tk.Reason) {
+		return reason
+	}
+	end := "task " + tk.State + ": " + tk.Reason
+	if reason == "" {
+		return end
+	}
+	return reason + "; " + end
+}
+
+// everyPartRuns is a gang attempt's reason once all its parts run; a
+// master before trial 2026-11-29d (D3) gave it to one-node attempts too,
+// which have no parts to speak of.
+const everyPartRuns = "every part runs"
 
 // heardLate is how much later than the attempt's exit the master may
 // hear of it before ENDED says when it exited: more than a few of the

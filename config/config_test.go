@@ -68,6 +68,11 @@ func TestParseFilledDefaults(t *testing.T) {
 		{"exit actions", "{name: default, policy: priority, preemption: true, on_preempt: fail, max_retries: 2}",
 			Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyPriority, Preemption: true, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, KillGrace: DefaultKillGrace, Line: 1},
 				Grace: DefaultGrace, OnPreempt: spec.OnPreemptFail, MaxRetries: 2}},
+		// A pool that never preempts takes them too: they govern its lost
+		// attempts and owners' requeues (trial 2026-11-29d D10).
+		{"exit actions on backfill", "{name: default, policy: backfill, on_preempt: fail, max_retries: 1}",
+			Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyBackfill, Reservations: sched.ReserveEASY, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, KillGrace: DefaultKillGrace, Line: 1},
+				Grace: DefaultGrace, OnPreempt: spec.OnPreemptFail, MaxRetries: 1}},
 		{"max_retries 0", "{name: default, policy: quota, max_retries: 0}",
 			Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyQuota, Preemption: true, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, KillGrace: DefaultKillGrace, Line: 1},
 				Grace: DefaultGrace, OnPreempt: spec.OnPreemptReschedule, MaxRetries: 0}},

@@ -115,10 +115,6 @@ func TestParseErrorsPools(t *testing.T) {
 			`pools[0] "gpu": kill_grace: expected a duration (whole seconds like 90, or a string like 90s, 1h30m, 2d or 1:30:00), got a list`},
 		{"unknown on_preempt", pool("policy: quota, on_preempt: retry"), 3, `on_preempt: unknown on_preempt "retry" (expected one of reschedule, fail)`},
 		{"negative max_retries", pool("policy: quota, max_retries: -1"), 3, "max_retries: expected an integer >= 0, got -1"},
-		{"on_preempt on fifo", pool("policy: fifo, on_preempt: fail"), 3,
-			"on_preempt: this pool never preempts (policy fifo), so on_preempt would never apply"},
-		{"max_retries on fair share without preemption", pool("policy: fair_share, max_retries: 2"), 3,
-			"max_retries: this pool never preempts (policy fair_share without preemption), so max_retries would never apply"},
 	})
 }
 

@@ -18,15 +18,6 @@ import (
 // package spec's, with the master's dialect.
 type parser struct {
 	*spec.Parser
-	// exitActions are the pools that gave exit actions, checked once the
-	// QOS levels are known (checkExitActions).
-	exitActions []poolFields
-}
-
-// poolFields is a pool and its fields, kept for a check after the pools.
-type poolFields struct {
-	f  *yamlfield.Fields
-	pl spec.Pool
 }
 
 // dialect is the master's: strict names, projects with shares, and
@@ -66,7 +57,6 @@ func (p *parser) config(root *yaml.Node) *Config {
 			c.Nodes = p.nodeList(f.Lookup("nodes"))
 			defPool, defProject = p.settings(f, c, cl)
 		},
-		AfterQOS: func(*spec.Cluster[Pool]) { p.checkExitActions() },
 	})
 	usersRaw := f.Lookup("users")
 	c.DefaultQOS = p.defaultQOS(f, c.QOS)
@@ -205,9 +195,9 @@ func (p *parser) pool(raw *yaml.Node, i int) Pool {
 	if yamlfield.Field(f, "grace", &grace, yamlfield.Duration) {
 		pl.Grace, pl.GraceLine = time.Duration(grace)*time.Second, f.KeyLine("grace")
 	}
-	if onSet, maxSet := spec.ExitActionFields(f, &pl.OnPreempt, &pl.MaxRetries); onSet || maxSet {
-		defer func() { p.exitActions = append(p.exitActions, poolFields{f: f, pl: pl.Pool}) }()
-	}
+	// Taken in a pool that never preempts too: a lost attempt and an
+	// owner's requeue count as retries there (docs/config.md).
+	spec.ExitActionFields(f, &pl.OnPreempt, &pl.MaxRetries)
 	scenarioPoolOnly(f)
 	f.Done()
 	p.CheckPolicy(f, &pl.Pool)
@@ -215,17 +205,6 @@ func (p *parser) pool(raw *yaml.Node, i int) Pool {
 		pl.Multifactor = sched.Multifactor{}
 	}
 	return pl
-}
-
-// checkExitActions rejects exit actions on pools that never preempt, as
-// scenario files do (spec.RejectExitActions): a QOS level that preempts
-// makes every priority and multifactor pool preempt.
-func (p *parser) checkExitActions() {
-	for _, e := range p.exitActions {
-		if e.pl.Policy != "" && !e.pl.Preempts() && !(p.QOSPreempt && spec.QOSPreempts(e.pl.Policy)) {
-			spec.RejectExitActions(e.f, e.pl.Policy)
-		}
-	}
 }
 
 func (p *parser) nodeList(raw *yaml.Node) []NodeRule {

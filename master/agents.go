@@ -334,7 +334,7 @@ func (ag *agents) maybeRunning(ctx context.Context, t *mtask) error {
 		}
 	}
 	rec, err := ag.m.batches.w().TransitionTask(ctx, store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
-		From: store.TaskStarting, To: store.TaskRunning, Attempt: t.rec.Attempt, At: ag.m.now(), Reason: "every part runs"})
+		From: store.TaskStarting, To: store.TaskRunning, Attempt: t.rec.Attempt, At: ag.m.now(), Reason: partsRunReason(len(t.att.parts))})
 	if err != nil {
 		return err
 	}

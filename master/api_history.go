@@ -59,6 +59,7 @@ func (ca *clusterAPI) handleHistory(w http.ResponseWriter, r *http.Request) {
 		ca.fail(w, err)
 		return
 	}
+	ca.excludeHeld(out)
 	if pg == nil {
 		writeJSON(w, http.StatusOK, out)
 		return
@@ -68,6 +69,20 @@ func (ca *clusterAPI) handleHistory(w http.ResponseWriter, r *http.Request) {
 		page.Next = nextCursor(len(out), pg.limit, out[len(out)-1].ID)
 	}
 	writeJSON(w, http.StatusOK, page)
+}
+
+// excludeHeld takes out of each record's WaitS the time its job was held
+// while queued (heldOf, the fairness audit's rule), which it gives as
+// HeldS: a job its owner held waited on no one (trial 2026-11-29d D12).
+// The audit reads ca.history's whole waits and takes the holds out
+// itself (countWait).
+func (ca *clusterAPI) excludeHeld(out []api.HistoryRecord) {
+	splits := ca.m.waits.splits(out, ca.m.pub.reads(), ca.m.now().Unix())
+	for i := range out {
+		held := heldOf(out[i].WaitS, splits[out[i].ID])
+		out[i].WaitS -= held
+		out[i].HeldS = held
+	}
 }
 
 // history returns the records of the jobs f selects that were active in
@@ -195,9 +210,16 @@ func historyOf(j store.Job, atts []store.Attempt, gpuSeconds float64, now time.T
 	}
 	if last != nil && j.State.Terminal() {
 		h.ExitCode, h.Reason = last.ExitCode, last.Reason
-		if j.State == store.JobKilled && last.EndState != store.AttemptKilled && j.Reason != "" {
+		switch {
+		case j.State == store.JobKilled && last.EndState != store.AttemptKilled && j.Reason != "":
 			// Killed while it waited: its last attempt (preempted,
 			// failed) is not why it ended.
+			h.Reason = j.Reason
+		case j.State == store.JobFailed && last.EndState != store.AttemptFailed && j.Reason != "":
+			// Failed by its exit actions (max_retries, on_preempt:
+			// fail) or a loss: its last attempt's preemption is not why
+			// it failed; the job's reason says (failedReason, trial
+			// 2026-11-29d D4).
 			h.Reason = j.Reason
 		}
 	}

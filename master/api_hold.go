@@ -11,6 +11,7 @@ import (
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/lifecycle"
+	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -155,11 +156,8 @@ func holdLocked(ctx context.Context, ja *jobsAPI, id int64, hold bool, by string
 		}
 		return false, err
 	}
-	if hold && !j.rec.Held() {
-		if err := lifecycle.CanHold(j.active()); err != nil {
-			return false, &httpError{status: http.StatusConflict,
-				msg: fmt.Sprintf("job %d is %s: %v", id, j.rec.State, err)}
-		}
+	if hold && !j.rec.Held() && lifecycle.CanHold(j.active()) != nil {
+		return false, &httpError{status: http.StatusConflict, msg: holdRunningRefusal(id, j.rec.State, j.active())}
 	}
 	if hold == j.rec.Held() {
 		return false, nil
@@ -236,4 +234,16 @@ func eachJob[R any](m *Master, ids []int64, res []api.JobResult[R], may func(id 
 		}
 	}
 	return ok
+}
+
+// holdRunningRefusal is the 409 of a hold of job id, in state st, whose
+// active tasks hold slots (lifecycle.CanHold refuses it): it offers the
+// requeue with a hold first, the documented way to suspend a running
+// job (its tasks checkpoint, then it waits held), before the kill,
+// which loses what the tasks did since their last checkpoint (trial
+// 2026-11-29d D5).
+func holdRunningRefusal(id int64, st store.JobState, active int) string {
+	return fmt.Sprintf("job %d is %s: it has %s holding slots, and a hold does not preempt; "+
+		"to suspend it, requeue it held: allot job requeue %d --hold (its tasks checkpoint, then it waits "+
+		"held until allot job release %d); else let it end, or kill it", id, st, plural.Count(active, "task"), id, id)
 }

@@ -77,15 +77,28 @@ func newAwayView(m *Master, pools map[string]int, snap *sched.Snapshot) *awayVie
 // (waitsFor): what the nodes up hold, then which nodes are away since
 // when, and what it waits for.
 func (v *awayView) message(e *sched.Job, away []awayNode) string {
-	return upHoldPhrase(v.snap, e) + "; " + awayPhrase(away) + ": it waits for " + returnPhrase(away) +
-		", or for another node that can hold its task to join"
+	return upHoldPhrase(v.snap, e) + "; " + awayPhrase(away) + ": it waits for " + returnPhrase(away) + awayJoin
 }
+
+// awayJoin ends both the pending message of a job that waits for nodes
+// away and its counterfactual, by which explain's prose tells that the
+// second restates the first (restatesPending).
+const awayJoin = ", or for another node that can hold its task to join"
 
 // awayCounterfactual is explain's "what would let it start now" of a
 // job that waits for away (awayView.waitsFor): not "never".
 func awayCounterfactual(away []awayNode) *api.Counterfactual {
 	return &api.Counterfactual{Message: "It cannot start on the nodes up now: it waits for " + returnPhrase(away) +
-		" (" + awayStates(away) + "), or for another node that can hold its task to join."}
+		" (" + awayStates(away) + ")" + awayJoin + "."}
+}
+
+// restatesPending reports whether x's counterfactual says again what its
+// pending message said, that it waits for nodes away to come back (both
+// end in awayJoin): explain's prose then says it once (trial 2026-11-29d
+// D14), and the section "What would let it start now" keeps it.
+func restatesPending(x api.Explanation) bool {
+	return x.Pending != nil && x.WouldStart != nil &&
+		strings.Contains(x.Pending.Message, awayJoin) && strings.Contains(x.WouldStart.Message, awayJoin)
 }
 
 // upHoldPhrase says what the nodes up of e's pool cannot do for it:

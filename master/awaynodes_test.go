@@ -97,6 +97,11 @@ func TestAwayNodeWait(t *testing.T) {
 			if !tt.never && !strings.Contains(x.WouldStart.Message, "it waits for n1 to come back (") {
 				t.Errorf("would start %q, want it to wait for n1", x.WouldStart.Message)
 			}
+			// D14 (trial 2026-11-29d): the summary says the wait once, not
+			// the pending message and then the counterfactual again.
+			if n := strings.Count(x.Summary, "to come back"); !tt.never && n != 1 {
+				t.Errorf("summary %q: says it waits for n1 %d times, want once", x.Summary, n)
+			}
 			t.Logf("list: %s: %s\nsummary: %s\nwould start: %s", p.Reason, p.Message, x.Summary, x.WouldStart.Message)
 			var pools []api.Pool
 			if code := h.do("GET", "/api/v1/pools", nil, &pools); code != http.StatusOK || len(pools) != 1 {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/allot-sched/allot/config"
-	"github.com/allot-sched/allot/jobfile"
 	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/spec"
@@ -146,38 +145,4 @@ func lostEnd(preemptible, ran, killing bool, ea exitActions, retries int32) (to 
 	e.Preemptible, e.Ran, e.Killing = preemptible, ran, killing
 	v := e.Decide()
 	return v.Task, v.ByExit
-}
-
-// poolPreempts reports whether pool p of cfg ever preempts, by the rule
-// that scenario files and the configuration check exit actions by
-// (spec.Pool.Preempts, spec.QOSPreempts).
-func poolPreempts(cfg *config.Config, p *spec.Pool) bool {
-	if p.Preempts() {
-		return true
-	}
-	for _, q := range cfg.QOS {
-		if q.Preempt && spec.QOSPreempts(p.Policy) {
-			return true
-		}
-	}
-	return false
-}
-
-// checkExitActions refuses a job file's exit actions in a pool that never
-// preempts, where they would never apply, as a scenario does.
-func checkExitActions(cfg *config.Config, pool string, r jobfile.Resources) error {
-	p, ok := cfg.Pool(pool)
-	if !ok || poolPreempts(cfg, &p.Pool) {
-		return nil
-	}
-	for _, f := range []struct {
-		key string
-		set bool
-	}{{"on_preempt", r.OnPreempt != ""}, {"max_retries", r.MaxRetries != nil}} {
-		if f.set {
-			return badRequest("resources."+f.key, "resources.%s: pool %s never preempts (policy %s), so %s would never apply",
-				f.key, pool, p.Policy, f.key)
-		}
-	}
-	return nil
 }

@@ -2,12 +2,15 @@ package master
 
 import (
 	"fmt"
+	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/spec"
 	"github.com/allot-sched/allot/store"
 )
@@ -75,6 +78,24 @@ func TestPreemptExitActions(t *testing.T) {
 					if task := j.TaskList; len(task) != 1 || task[0].Reason != c.reason {
 						t.Errorf("low's task %+v, want the reason %q", task, c.reason)
 					}
+					// D4 (trial 2026-11-29d): the job's reason and allot
+					// history's say why, and RESTARTS counts the restarts
+					// that happened: n preemptions, the last failing it.
+					if want := "1 of 1 task failed: " + c.reason; j.Reason != want {
+						t.Errorf("low's job reason %q, want %q", j.Reason, want)
+					}
+					if got := j.TaskList[0].Restarts; got != n-1 {
+						t.Errorf("low's task restarts %d, want %d", got, n-1)
+					}
+					var recs []api.HistoryRecord
+					h.clock.Advance(time.Second) // the window ends before now
+					if code := h.do("GET", "/api/v1/history", nil, &recs); code != http.StatusOK {
+						t.Fatalf("GET /history: %d", code)
+					}
+					i := slices.IndexFunc(recs, func(r api.HistoryRecord) bool { return r.ID == low })
+					if i < 0 || recs[i].Reason != j.Reason {
+						t.Errorf("history of low (at %d): %+v, want the reason %q", i, recs, j.Reason)
+					}
 					return
 				}
 				if c.restart && n == 1 {
@@ -98,28 +119,43 @@ func TestPreemptExitActions(t *testing.T) {
 	}
 }
 
-// TestSubmitExitActionsRefused: exit actions in a pool that never
-// preempts are refused, naming the field, as a scenario refuses them, and
-// so are those of a job that is not preemptible (package jobfile).
-func TestSubmitExitActionsRefused(t *testing.T) {
+// TestSubmitExitActions: exit actions are taken in every pool, one that
+// never preempts too, where they still govern an owner's requeue (and a
+// lost attempt): max_retries 0 in a backfill pool makes the requeue a
+// 409 (trial 2026-11-29d D10). Those of a job that is not preemptible
+// are refused, naming the field (package jobfile).
+func TestSubmitExitActions(t *testing.T) {
 	const fifo, quota = "pools: [{name: default, policy: fifo}]\n", "pools: [{name: default, policy: quota}]\n"
+	const backfill = "pools: [{name: default, policy: backfill}]\n"
 	for _, c := range []struct {
 		name, config, extra, field string
 		code                       int
+		requeue                    int // the owner's requeue of it running, 0: not tried
 	}{
-		{"on_preempt in a fifo pool", fifo, `, "priority": 80, "on_preempt": "fail"`, "resources.on_preempt", 400},
-		{"max_retries in a fifo pool", fifo, `, "priority": 80, "max_retries": 1`, "resources.max_retries", 400},
-		{"max_retries in a quota pool", quota, `, "priority": 80, "max_retries": 1`, "", 201},
-		{"not preemptible", quota, `, "priority": 40, "max_retries": 1`, "resources.max_retries", 400},
+		{"on_preempt in a fifo pool", fifo, `, "priority": 80, "on_preempt": "fail"`, "", 201, 409},
+		{"max_retries 0 in a backfill pool", backfill, `, "priority": 80, "max_retries": 0`, "", 201, 409},
+		{"max_retries 1 in a backfill pool", backfill, `, "priority": 80, "max_retries": 1`, "", 201, 200},
+		{"max_retries in a quota pool", quota, `, "priority": 80, "max_retries": 1`, "", 201, 0},
+		{"not preemptible", quota, `, "priority": 40, "max_retries": 1`, "resources.max_retries", 400, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := newHarness(t, withConfig(mustConfig(t, c.config)))
+			a := h.agent("n1", 4)
 			var e struct {
+				ID    int64  `json:"id"`
 				Field string `json:"field"`
 			}
 			code := h.do("POST", "/api/v1/jobs", jobSpec("j", 1, c.extra), &e)
 			if code != c.code || e.Field != c.field {
-				t.Errorf("submit: %d, field %q; want %d, field %q", code, e.Field, c.code, c.field)
+				t.Fatalf("submit: %d, field %q; want %d, field %q", code, e.Field, c.code, c.field)
+			}
+			if c.requeue == 0 {
+				return
+			}
+			h.step()
+			h.sync(a)
+			if code := h.do("POST", fmt.Sprintf("/api/v1/jobs/%d/requeue", e.ID), nil, nil); code != c.requeue {
+				t.Errorf("requeue: %d, want %d", code, c.requeue)
 			}
 		})
 	}

@@ -298,7 +298,7 @@ func summary(x api.Explanation, tasks int, running string) string {
 				fmt.Fprintf(&b, " Job %d holds it back.", x.Pending.BlockedBy)
 			}
 		}
-		if x.WouldStart != nil && !never {
+		if x.WouldStart != nil && !never && !restatesPending(x) {
 			b.WriteString(" " + x.WouldStart.Message)
 		}
 	}

@@ -3,6 +3,7 @@ package master
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
@@ -92,5 +93,15 @@ func TestHoldCreditsTheWaitLedger(t *testing.T) {
 				t.Errorf("held %ds, want %d", got, step.want)
 			}
 		})
+	}
+	// allot history's WAIT leaves the holds out by the same rule (trial
+	// 2026-11-29d D12): 8 minutes queued, 6 of them held.
+	var recs []api.HistoryRecord
+	if code := h.do("GET", "/api/v1/history", nil, &recs); code != http.StatusOK {
+		t.Fatalf("GET /history: %d", code)
+	}
+	i := slices.IndexFunc(recs, func(r api.HistoryRecord) bool { return r.ID == id })
+	if i < 0 || recs[i].WaitS != 120 || recs[i].HeldS != 360 {
+		t.Errorf("history of job %d (at %d of %+v): want wait 120s, held 360s", id, i, recs)
 	}
 }

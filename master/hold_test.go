@@ -123,7 +123,7 @@ func TestHoldRefusals(t *testing.T) {
 		{"another member may not hold", bea, "hold", queued, 403, "belongs to ana"},
 		{"a viewer may not hold", cy, "hold", queued, 403, "belongs to ana"},
 		{"a viewer may not release", cy, "release", queued, 403, "belongs to ana"},
-		{"a running job cannot be held", ana, "hold", running, 409, fmt.Sprintf("job %d is running: it has 1 task holding slots", running)},
+		{"a running job cannot be held", ana, "hold", running, 409, fmt.Sprintf("job %d is running: it has 1 task holding slots, and a hold does not preempt; to suspend it, requeue it held: allot job requeue %d --hold", running, running)},
 		{"an ended job cannot be held", ana, "hold", ended, 409, fmt.Sprintf("job %d is killed: only a queued job can be held", ended)},
 		{"an ended job cannot be released", ana, "release", ended, 409, "only a queued job can be released"},
 		{"no such job", ana, "hold", 999, 404, "job 999 does not exist"},

@@ -32,11 +32,30 @@ func endedState(j *mjob) (store.JobState, string) {
 		return to, fmt.Sprintf("%d of %s completed; %s", len(j.tasks)-failed-killed,
 			plural.Count(len(j.tasks), "trial"), strings.Join(lost, ", "))
 	case to == store.JobFailed:
-		return to, fmt.Sprintf("%d of %s failed", failed, plural.Count(len(j.tasks), "task"))
+		return to, failedReason(j, failed)
 	case to == store.JobKilled:
 		return to, killedReason(j, killed)
 	}
 	return to, "every task completed"
+}
+
+// failedReason is the reason of job j, failed tasks of which failed:
+// how many, with why the first (by index) did, as the event log has it,
+// so that allot jobs, job show and history say what failed it where a
+// user looks: "1 of 1 task failed: preempted 2 times, max_retries 1",
+// "2 of 4 tasks failed; task 1: exit code 3" (trial 2026-11-29d D4).
+func failedReason(j *mjob, failed int) string {
+	s := fmt.Sprintf("%d of %s failed", failed, plural.Count(len(j.tasks), "task"))
+	for _, t := range j.tasks {
+		if t.rec.State != store.TaskFailed || t.rec.Reason == "" {
+			continue
+		}
+		if len(j.tasks) == 1 {
+			return s + ": " + t.rec.Reason
+		}
+		return fmt.Sprintf("%s; task %d: %s", s, t.rec.Index, t.rec.Reason)
+	}
+	return s
 }
 
 // endWithLastTask moves the stored end of j, which was killed (killed)

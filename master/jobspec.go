@@ -114,14 +114,13 @@ func decodeSpec(raw json.RawMessage, kind store.Kind) (specHints, error) {
 }
 
 // checkSpecAgainst refuses a job file that names a QOS or a license the
-// configuration does not define, or gives exit actions in a pool that
-// never preempts (checkExitActions), naming the field.
-func checkSpecAgainst(cfg *config.Config, pool string, r jobfile.Resources) error {
+// configuration does not define, naming the field. Exit actions are
+// taken in every pool: one that never preempts still requeues lost
+// attempts and owners' requeues, which they govern; the pool is no
+// longer read (kept for the callers).
+func checkSpecAgainst(cfg *config.Config, _ string, r jobfile.Resources) error {
 	if _, err := cfg.ResolveQOS(r.QOS); err != nil {
 		return badRequest("resources.qos", "resources.qos: %v", err)
-	}
-	if err := checkExitActions(cfg, pool, r); err != nil {
-		return err
 	}
 	names := make([]string, 0, len(r.Licenses))
 	for name := range r.Licenses {

@@ -19,6 +19,24 @@ import (
 // GET /jobs/{id} says instead which parts completed and which it waits
 // for, read from the published view at the request (trial o F18).
 
+// Reasons of a task's move from starting to running (agents.maybeRunning,
+// partsRunReason): a gang's says that every part runs; a one-node
+// attempt has no parts to speak of, and "part" is gang words a user of
+// one node would wonder at (trial 2026-11-29d D3).
+const (
+	reasonEveryPartRuns = "every part runs"
+	reasonRunning       = "running"
+)
+
+// partsRunReason is the reason of the move to running of an attempt of
+// parts parts.
+func partsRunReason(parts int) string {
+	if parts > 1 {
+		return reasonEveryPartRuns
+	}
+	return reasonRunning
+}
+
 // donePart is a part of an open attempt that completed (exit 0) while
 // others of its attempt have not exited.
 type donePart struct {

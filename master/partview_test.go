@@ -2,6 +2,7 @@ package master
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +56,33 @@ func TestDonePartsShown(t *testing.T) {
 				t.Fatalf("task reason %q\nwant %q", got, tt.reason)
 			}
 		})
+	}
+}
+
+// TestOneNodeRunningReason (trial 2026-11-29d D3): a one-node attempt
+// that runs reads "running", not the gang's "every part runs", on the
+// task and in its event; a gang's keeps "every part runs"
+// (TestDonePartsShown).
+func TestOneNodeRunningReason(t *testing.T) {
+	h := newHarness(t)
+	a := h.agent("n1", 2)
+	id := h.submit(jobSpec("solo", 1, ""))
+	h.step()
+	h.sync(a)
+	h.sync(a)
+	if got := h.taskState(id, 0); got != store.TaskRunning {
+		t.Fatalf("task %s, want running", got)
+	}
+	if got := h.job(id).TaskList[0].Reason; got != reasonRunning {
+		t.Errorf("task reason %q, want %q", got, reasonRunning)
+	}
+	evs, err := h.st.Events(h.ctx, store.EventFilter{JobID: id, To: string(store.TaskRunning)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs = slices.DeleteFunc(evs, func(e store.Event) bool { return e.Index < 0 }) // the job's own
+	if len(evs) != 1 || evs[0].Reason != reasonRunning {
+		t.Errorf("task events to running %+v, want one %q", evs, reasonRunning)
 	}
 }
 

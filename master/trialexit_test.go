@@ -95,7 +95,7 @@ func TestExperimentWithFailedTrials(t *testing.T) {
 		reason string
 	}{
 		{"one trial failed", 1, store.JobCompleted, "3 of 4 trials completed; 1 failed"},
-		{"every trial failed", 4, store.JobFailed, "4 of 4 tasks failed"},
+		{"every trial failed", 4, store.JobFailed, "4 of 4 tasks failed; task 0: failed with exit code 7 on node n1"},
 		{"none failed", 0, store.JobCompleted, "every task completed"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -340,7 +340,7 @@ func taskViews(tasks []store.Task, atts []store.Attempt) []api.Task {
 			Index:           t.Index,
 			State:           string(t.State),
 			Reason:          t.Reason,
-			Restarts:        t.Restarts,
+			Restarts:        shownRestarts(t, len(byTask[t.Index])),
 			CheckpointDir:   t.CheckpointDir,
 			Hyperparameters: t.Hyperparameters,
 			Attempts:        byTask[t.Index],
@@ -351,6 +351,20 @@ func taskViews(tasks []store.Task, atts []store.Attempt) []api.Task {
 		out[i].Resize, out[i].Move = storedResize(t, atts), storedMove(t, atts)
 	}
 	return out
+}
+
+// shownRestarts is how many times task t, of attempts attempts, started
+// again: the store's count (store.Task.Restarts) of its attempts that
+// ended with it waiting again, but for an ended task the last such
+// requeue when it never started again (failed by its exit actions at
+// its next stop, or killed while it waited): a task preempted twice and
+// failed by max_retries 1 restarted once, not twice (trial 2026-11-29d
+// D4). A task still waiting to start again counts the requeue.
+func shownRestarts(t store.Task, attempts int) int {
+	if t.State.Terminal() && attempts > 0 {
+		return min(t.Restarts, attempts-1)
+	}
+	return t.Restarts
 }
 
 // storedResize is the resize under way of stored task t (preempting, with

@@ -153,13 +153,20 @@ func excluded(j api.HistoryRecord, wait int64, w waitSplit) (held, own, down int
 		return 0, 0, 0
 	}
 	part := func(s int64) int64 { return min(s, j.WaitS) * wait / j.WaitS }
-	held = part(w[waitHeld])
+	held = part(heldOf(j.WaitS, w))
 	own, down = min(part(w[waitOwn]), wait-held), part(w[waitDown])
 	if held+own+down > wait {
 		down = wait - held - own
 	}
 	return held, own, down
 }
+
+// heldOf is how much of a job's whole queued time, queued (historyOf's
+// WaitS), was on hold by the ledger w: one rule for the audit (excluded)
+// and allot history's WAIT (excludeHeld), neither of which counts a hold
+// as a wait (trial 2026-11-29d D12). Holds released before the master
+// last started are not in the ledger, and count as waits in both.
+func heldOf(queued int64, w waitSplit) int64 { return max(0, min(w[waitHeld], queued)) }
 
 // heldWaitNote says how long a project's jobs were held, which the audit
 // shows apart from their waits: "its 1 job was held for 5m 24s (allot

@@ -296,9 +296,10 @@ func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks i
 		sj.CheckpointEvery = h.checkpointEvery
 	}
 	// Its exit actions as they are live: its file's, else its pool's
-	// (p's, the configuration's); a scenario takes them in a pool that
-	// preempts only, and from a job submitted preemptible (exportChanges).
-	if ea := exitActionsOf(cfg, &mjob{rec: j, spec: h}); err == nil && poolPreempts(cfg, &p.Pool) {
+	// (p's, the configuration's), in every pool (a lost attempt counts
+	// as a retry where no pass preempts); a scenario takes them from a
+	// job submitted preemptible only (exportChanges).
+	if ea := exitActionsOf(cfg, &mjob{rec: j, spec: h}); err == nil {
 		sj.OnPreempt, sj.MaxRetries = ea.onPreempt, ea.maxRetries
 	}
 	w := workOf(j, atts, hist, since, now, sj.MinSlots > 0, sj.CheckpointEvery)

@@ -17,9 +17,8 @@
 //     priority, fair_share and multifactor pools, backfill only on
 //     priority and multifactor, serial only on fifo, reservations only on
 //     backfill pools and multifactor pools that backfill, quota only on
-//     quota pools, on_preempt and max_retries only on pools that can
-//     preempt (a QOS that preempts makes priority and multifactor pools
-//     preempt). Reservations is "easy" or "conservative" on backfill pools
+//     quota pools (on_preempt and max_retries are taken in every pool: a
+//     lost attempt counts as a retry where no pass preempts). Reservations is "easy" or "conservative" on backfill pools
 //     and multifactor pools with Backfill, and "" elsewhere. MinRunTime is
 //     0 or positive.
 //   - A multifactor pool, and only one, has a non-zero Multifactor:

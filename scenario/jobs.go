@@ -268,7 +268,7 @@ func (p *parser) resolveJob(f *yamlfield.Fields, j *Job, fl *jobFlags) {
 	if !fl.maxRetries {
 		j.MaxRetries = info.maxRetries
 	}
-	p.checkPreemptFields(f, j, fl, info)
+	p.checkPreemptFields(f, j, fl)
 	p.checkJobQuota(f, j, fl, info)
 	p.checkJobMultifactor(f, j, fl, info)
 	p.checkTopology(f, j, fl, info)
@@ -286,8 +286,10 @@ func sizeKey(f *yamlfield.Fields) string {
 // checkPreemptFields rejects settings about preemption on a job that can
 // never be preempted. Checkpoints matter in every pool, for a preemptible
 // task may be moved (consolidation) and an elastic one resized, and both
-// restart from the last checkpoint; exit actions only follow preemption.
-func (p *parser) checkPreemptFields(f *yamlfield.Fields, j *Job, fl *jobFlags, info *poolInfo) {
+// restart from the last checkpoint. Exit actions apply in every pool,
+// preempting or not: a lost attempt (lost, start_lost) and an agent's
+// preemption (agent_preempted) count as retries as a preemption does.
+func (p *parser) checkPreemptFields(f *yamlfield.Fields, j *Job, fl *jobFlags) {
 	if fl.checkpoint && !j.Preemptible && j.MinSlots == 0 {
 		f.Errorf("checkpoint_every", "this job is neither preemptible nor elastic, so checkpoint_every would never apply")
 	}
@@ -295,11 +297,7 @@ func (p *parser) checkPreemptFields(f *yamlfield.Fields, j *Job, fl *jobFlags, i
 		key string
 		set bool
 	}{{"on_preempt", fl.onPreempt}, {"max_retries", fl.maxRetries}} {
-		switch {
-		case !k.set:
-		case info.policy != "" && !info.preempts:
-			f.Errorf(k.key, "pool %s never preempts (policy %s), so %s would never apply", yamlfield.Quote(j.Pool), info.policy, k.key)
-		case !j.Preemptible:
+		if k.set && !j.Preemptible {
 			f.Errorf(k.key, "this job is not preemptible, so %s would never apply", k.key)
 		}
 	}

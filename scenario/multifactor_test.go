@@ -151,8 +151,6 @@ func TestParseErrorsMultifactor(t *testing.T) {
 			`pools[0] "a": kill_grace: expected a duration >= 0, got "-1"`},
 		{"kill_grace not a duration on a sharing pool", "pools:\n  - {name: a, policy: quota, quota: 1, nodes: [{name: n, slots: 2}]}\n  - {name: b, quota: 1, shares_nodes_with: a, kill_grace: later}\n", 3,
 			`pools[1] "b": kill_grace: expected a duration (whole seconds like 90, or a string like 90s, 1h30m, 2d or 1:30:00), got "later"`},
-		{"on_preempt in a multifactor pool that never preempts", mf("{qos: 1}") + "    on_preempt: fail\n", 6,
-			`on_preempt: this pool never preempts (policy multifactor without preemption or a QOS that preempts)`},
 	})
 }
 

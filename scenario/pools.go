@@ -20,7 +20,6 @@ import (
 type poolInfo struct {
 	line     int
 	policy   sched.Policy
-	preempts bool           // the policy ever preempts a task
 	capacity int            // total slots over the pool's nodes, saturating at MaxInt
 	gpus     map[string]int // slots per GPU type ("" for nodes without one)
 	quota    int            // the pool's own quota, or -1
@@ -38,9 +37,6 @@ type poolInfo struct {
 	// charge accounts; fsMode is its fair-share mode.
 	fs     bool
 	fsMode sched.FairShareMode
-	// fields are the pool's own fields, kept for the checks that wait for
-	// later sections (whether a QOS may preempt); nil for a broken entry.
-	fields *yamlfield.Fields
 }
 
 // scenario walks the top-level mapping. Pools come first whatever the key
@@ -76,7 +72,6 @@ func (p *parser) scenario(root *yaml.Node) *Scenario {
 		},
 		AfterProjects: func(c *spec.Cluster[Pool]) { p.checkProjectNames(c.Projects) },
 		AfterQOS: func(c *spec.Cluster[Pool]) {
-			p.checkPoolPreemption()
 			s.Accounts = p.accountList(f.Lookup("accounts"))
 			s.Epoch = p.epoch(f)
 			c.LostNodeGrace = p.LostNodeGrace(f)
@@ -151,12 +146,11 @@ func (p *parser) pool(raw *yaml.Node, i int) Pool {
 		info.largest = max(info.largest, n.Slots)
 		info.largestOf[n.GPU] = max(info.largestOf[n.GPU], n.Slots)
 	}
-	info.policy, info.preempts, info.quota = pl.Policy, pl.Pool.Preempts(), pl.Quota
+	info.policy, info.quota = pl.Policy, pl.Quota
 	info.onPreempt, info.maxRetries = pl.OnPreempt, pl.MaxRetries
 	if pl.Policy == PolicyMultifactor && pl.Multifactor.FairShare > 0 {
 		info.fs, info.fsMode = true, pl.Multifactor.FairShareMode
 	}
-	info.fields = f
 	info.clean = p.Count() == errsBefore
 	return pl
 }
@@ -191,22 +185,6 @@ func checkScenarioOptions(f *yamlfield.Fields, pl *Pool) {
 	}
 	if pl.Quota >= 0 && pl.Policy != PolicyQuota {
 		f.Errorf("quota", "only quota pools take a quota, and this pool's policy is %s", pl.Policy)
-	}
-}
-
-// checkPoolPreemption rejects exit actions on pools that never preempt.
-// It runs once the QOS levels are known: a QOS that preempts makes every
-// priority and multifactor pool preempt.
-func (p *parser) checkPoolPreemption() {
-	for _, name := range p.PoolOrder {
-		info := p.pools[name]
-		if p.QOSPreempt && spec.QOSPreempts(info.policy) {
-			info.preempts = true
-		}
-		if info.preempts || info.fields == nil || info.policy == "" || info.shares != "" {
-			continue
-		}
-		spec.RejectExitActions(info.fields, info.policy)
 	}
 }
 

@@ -55,6 +55,14 @@ jobs:
 
 func TestParseQuota(t *testing.T) {
 	runGoodCases(t, []goodCase{
+		// Exit actions in pools that never preempt: a lost attempt counts
+		// as a retry there (trial 2026-11-29d D10).
+		{"exit actions where nothing preempts", "pools: [{name: a, policy: backfill, on_preempt: fail, nodes: [{name: n, slots: 1}]}]\n" +
+			"jobs:\n  - {name: j, kind: experiment, pool: a, max_retries: 0}\n", func(t *testing.T, s *Scenario) {
+			if s.Pools[0].OnPreempt != OnPreemptFail || s.Jobs[0].MaxRetries != 0 {
+				t.Errorf("pool on_preempt %q, job max_retries %d; want fail, 0", s.Pools[0].OnPreempt, s.Jobs[0].MaxRetries)
+			}
+		}},
 		{"projects", quotaPools, func(t *testing.T, s *Scenario) {
 			want := []Project{
 				{Name: "dept", Quota: 6, OverQuotaWeight: 6, Line: 8},
@@ -193,14 +201,10 @@ func TestParseErrorsQuota(t *testing.T) {
 		{"checkpoint_every zero", jobs + "    checkpoint_every: 0\n", 12, `checkpoint_every: expected a duration > 0, got "0"`},
 		{"checkpoint_every on a job neither preemptible nor elastic", pools + "jobs:\n  - {name: j, pool: cpu, checkpoint_every: 1h}\n", 10,
 			`checkpoint_every: this job is neither preemptible nor elastic, so checkpoint_every would never apply`},
-		{"on_preempt in a pool that never preempts", pools + "jobs:\n  - {name: j, kind: experiment, pool: cpu, on_preempt: fail}\n", 10,
-			`on_preempt: pool "cpu" never preempts (policy fifo), so on_preempt would never apply`},
 		{"on_preempt on a job never preempted", quotaPools + "jobs:\n  - {name: j, project: nlp, on_preempt: fail}\n", 14,
 			`on_preempt: this job is not preemptible, so on_preempt would never apply`},
 		{"unknown on_preempt", jobs + "    on_preempt: retry\n", 12, `on_preempt: unknown on_preempt "retry" (expected one of reschedule, fail)`},
 		{"negative max_retries", jobs + "    max_retries: -1\n", 12, `max_retries: expected an integer >= 0, got "-1"`},
-		{"pool on_preempt without preemption", "pools: [{name: a, policy: backfill, on_preempt: fail, nodes: [{name: n, slots: 1}]}]", 1,
-			`on_preempt: this pool never preempts (policy backfill), so on_preempt would never apply`},
 		{"quota on a priority pool", "pools: [{name: a, policy: priority, quota: 2, nodes: [{name: n, slots: 4}]}]", 1,
 			`quota: only quota pools take a quota, and this pool's policy is priority`},
 		{"project in a pool with a quota", osmoPools + "jobs:\n  - {name: j, pool: pool2, project: x}\n", 15,

@@ -27,7 +27,7 @@ func (p *parser) resolveSharing(pools []Pool) {
 		}
 		oi := p.pools[owner.Name]
 		pl.Policy, pl.Placement, pl.CheckpointCost = owner.Policy, owner.Placement, owner.CheckpointCost
-		info.policy, info.preempts, info.capacity, info.gpus = oi.policy, oi.preempts, oi.capacity, oi.gpus
+		info.policy, info.capacity, info.gpus = oi.policy, oi.capacity, oi.gpus
 		info.largest, info.largestOf = oi.largest, oi.largestOf
 		info.clean = info.clean && oi.clean
 		if pl.Quota < 0 {

@@ -13,8 +13,9 @@
 // package. Its types convert to the scheduling core's at use (Sched,
 // SchedProjects, SchedLicenses, SchedQOS). Exit actions (exitactions.go:
 // on_preempt and max_retries, ExitActionFields) sit in each format's pool
-// type, but are read by this one function, and refused alike on a pool
-// that never preempts (Pool.Preempts, QOSPreempts, RejectExitActions).
+// type, but are read by this one function. They are taken in every pool,
+// one that never preempts (Pool.Preempts, QOSPreempts) too: a lost
+// attempt, an agent's preemption and an owner's requeue count as retries.
 //
 // The encoder (encode.go) writes the same types back in a dialect, so
 // that a program that writes a file (the master's export of its history

@@ -52,27 +52,3 @@ func (pl Pool) Preempts() bool {
 func QOSPreempts(policy sched.Policy) bool {
 	return policy == sched.PolicyPriority || policy == sched.PolicyMultifactor
 }
-
-// RejectExitActions reports as errors the exit actions given to a pool
-// of policy that never preempts: they would never apply. It runs once
-// the QOS levels are known (QOSPreempts).
-func RejectExitActions(f *yamlfield.Fields, policy sched.Policy) {
-	for _, key := range []string{"on_preempt", "max_retries"} {
-		if f.Node(key) != nil {
-			f.Errorf(key, "this pool never preempts (policy %s%s), so %s would never apply", policy, preemptHint(policy), key)
-		}
-	}
-}
-
-// preemptHint says how a pool that never preempts could.
-func preemptHint(policy sched.Policy) string {
-	switch policy {
-	case sched.PolicyPriority:
-		return " without preemption, backfill or a QOS that preempts"
-	case sched.PolicyFairShare:
-		return " without preemption"
-	case sched.PolicyMultifactor:
-		return " without preemption or a QOS that preempts"
-	}
-	return ""
-}
