@@ -33,7 +33,8 @@ func TestApplierRechecks(t *testing.T) {
 			for _, j := range h.m.jobs {
 				for _, t := range j.tasks {
 					if t.rec.State == store.TaskQueued {
-						t.rec.State = store.TaskKilled
+						// The mirror's record and row say the same.
+						t.rec.State, t.State = store.TaskKilled, store.TaskKilled
 					}
 				}
 			}
@@ -84,7 +85,9 @@ func TestApplierSkipsEndedVictim(t *testing.T) {
 		t.Fatalf("plan %+v, %v", plan, err)
 	}
 	victim := h.m.planner.view.allocs[plan.Preemptions[0].Alloc].t
-	victim.rec.State = store.TaskPreempting // as if an earlier pass had asked it already
+	// As if an earlier pass had asked it already: the mirror's record and
+	// row say the same.
+	victim.rec.State, victim.State = store.TaskPreempting, store.TaskPreempting
 	_, preempts, err := h.m.planner.apply(h.ctx, lifecycle.Decide(nil, plan, nil))
 	if err != nil || preempts != 0 {
 		t.Fatalf("%d preemptions applied (%v), want 0", preempts, err)

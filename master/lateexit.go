@@ -95,7 +95,7 @@ func (ag lateExits) lateExit(ctx context.Context, n *mnode, r api.Report) error 
 		return err
 	}
 	if t != nil {
-		ag.m.setTask(t, rec)
+		ag.m.amendTask(t, rec)
 		t.exited = l.ExitedAt
 	}
 	ag.m.batches.later(func() {

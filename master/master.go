@@ -173,8 +173,10 @@ type Master struct {
 	// watch, when set (tests only: watchTaskStates), hears of every
 	// stored row setTask records, with the state its task left and
 	// entered, so that a test checks each change against the graph
-	// (lifecycle.TaskEdge). nil in production: one nil check.
-	watch func(t *mtask, from, to store.TaskState)
+	// (lifecycle.TaskEdge); amend marks a late exit's amendment of a
+	// lost end (amendTask), the one change off a terminal state. nil in
+	// production: one nil check.
+	watch func(t *mtask, from, to store.TaskState, amend bool)
 }
 
 // defaults checks the options and fills in those left zero.

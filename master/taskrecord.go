@@ -21,7 +21,17 @@ import (
 // preempting, a kill under way over once it left killing), counts, the
 // release of its GPUs when its attempt closed (or a new one replaced it),
 // and of its reserved GPUs once it left preempting.
-func (m *Master) setTask(t *mtask, rec store.Task) {
+func (m *Master) setTask(t *mtask, rec store.Task) { m.recordTask(t, rec, false) }
+
+// amendTask records the row in which a late exit amended t's lost end
+// (store.AmendLostEnd: failed at the loss, completed or failed by its
+// exit), the one change of a task's state off a terminal one, which the
+// graph (lifecycle.TaskEdge) does not take: the store changed it in
+// place of an end the master had to guess.
+func (m *Master) amendTask(t *mtask, rec store.Task) { m.recordTask(t, rec, true) }
+
+// recordTask is setTask, amend telling a late exit's amendment apart.
+func (m *Master) recordTask(t *mtask, rec store.Task, amend bool) {
 	m.batches.touch(t.job)
 	t.rec = rec
 	e := t.Enter(rec.State)
@@ -45,7 +55,7 @@ func (m *Master) setTask(t *mtask, rec store.Task) {
 		t.next = nil
 	}
 	if m.watch != nil {
-		m.watch(t, e.From, rec.State)
+		m.watch(t, e.From, rec.State, amend)
 	}
 }
 

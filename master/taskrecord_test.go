@@ -48,7 +48,7 @@ func watchTaskStates(t testing.TB, m *Master) *stateWatch {
 
 // changed is the master's watch: tk moved from from to to. Callers hold
 // the master's mu.
-func (w *stateWatch) changed(tk *mtask, from, to store.TaskState) {
+func (w *stateWatch) changed(tk *mtask, from, to store.TaskState, amend bool) {
 	w.apart(tk)
 	if from == to {
 		return // a new row in the same state, no change
@@ -56,7 +56,11 @@ func (w *stateWatch) changed(tk *mtask, from, to store.TaskState) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.seen[string(from)+" → "+string(to)]++
-	if err := landingEdge(from, to); err != nil && w.err == nil {
+	err := landingEdge(from, to)
+	if amend {
+		err = amendEdge(from, to)
+	}
+	if err != nil && w.err == nil {
 		w.err = fmt.Errorf("task %s: %w", tk.id(), err)
 	}
 }
@@ -72,6 +76,16 @@ func landingEdge(from, to store.TaskState) error {
 		return err
 	}
 	return lifecycle.TaskEdge(store.TaskPreempted, to)
+}
+
+// amendEdge is the change a late exit's amendment may make: a task the
+// master ended failed at its attempt's loss ends completed or failed by
+// its exit (store.AmendLostEnd).
+func amendEdge(from, to store.TaskState) error {
+	if from == store.TaskFailed && (to == store.TaskCompleted || to == store.TaskFailed) {
+		return nil
+	}
+	return fmt.Errorf("a late exit amended task %q → %q; only a lost end (failed) may be amended, to completed or failed", from, to)
 }
 
 // apart notes a task whose record's state is not its row's.
