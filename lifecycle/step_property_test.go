@@ -146,6 +146,17 @@ func (d *stepDriver) promise(at int64, kind lifecycle.EventKind, ti int32) {
 	d.promised = append(d.promised, promise{at: at, ev: lifecycle.Event{Kind: kind, Task: ti, Ver: d.c.Tasks.At(ti).Ver}})
 }
 
+// preemptingJob is the job of the first task record preempting, -1 for
+// none.
+func (d *stepDriver) preemptingJob() int32 {
+	for ti := range int32(d.c.Tasks.Len()) {
+		if r := d.c.Tasks.At(ti); r.State == lifecycle.TaskPreempting {
+			return r.Job
+		}
+	}
+	return -1
+}
+
 // round moves the clock, reports the outcomes due, submits or kills at
 // random, steps and checks.
 func (d *stepDriver) round() error {
@@ -181,7 +192,11 @@ func (d *stepDriver) round() error {
 		d.submit()
 	}
 	if d.rng.IntN(8) == 0 && len(d.c.Jobs) > 0 {
-		d.c.Observe(d.now, lifecycle.Event{Kind: lifecycle.EventKill, Job: int32(d.rng.IntN(len(d.c.Jobs)))})
+		job := int32(d.rng.IntN(len(d.c.Jobs)))
+		if pj := d.preemptingJob(); pj >= 0 && d.rng.IntN(2) == 0 {
+			job = pj // a kill that finds a checkpoint under way, which runs seldom meet by chance
+		}
+		d.c.Observe(d.now, lifecycle.Event{Kind: lifecycle.EventKill, Job: job})
 	}
 	if d.rng.IntN(10) == 0 {
 		if err := d.flipNode(); err != nil {
