@@ -175,11 +175,12 @@ type Resources struct {
 	// preemption would lose; 0: unknown.
 	CheckpointEvery int64 `json:"checkpoint_every,omitempty"`
 	// OnPreempt and MaxRetries are the job's exit actions, what happens to
-	// a task that a preemption (or a lost attempt) stopped: OnPreempt
-	// "reschedule" or "fail", MaxRetries the times it may be rescheduled
-	// before it fails (0 is on_preempt: fail). ""/nil: the pool's
-	// (on_preempt and max_retries in the master's configuration). Only a
-	// preemptible job gives them.
+	// a task that a preemption (its agent's too), a lost attempt or its
+	// owner's requeue stopped: OnPreempt "reschedule" or "fail",
+	// MaxRetries the times it may be rescheduled before it fails (0 is
+	// on_preempt: fail). ""/nil: the pool's (on_preempt and max_retries
+	// in the master's configuration). Any job may give them, preemptible
+	// or not.
 	OnPreempt  string `json:"on_preempt,omitempty"`
 	MaxRetries *int   `json:"max_retries,omitempty"`
 }

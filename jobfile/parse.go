@@ -222,18 +222,16 @@ func (p *parser) resources(raw *yaml.Node, kind Kind) (r Resources) {
 	return r
 }
 
-// exitActions reads the job's exit actions, on_preempt and max_retries,
-// which only a preemptible job may give: no other is ever preempted.
+// exitActions reads the job's exit actions, on_preempt and max_retries.
+// Any job may give them, preemptible or not: besides a preemption they
+// govern a lost attempt that is requeued, an agent's preemption of its
+// task (an agent stopping) and the owner's allot job requeue, which the
+// master refuses where they would fail the task (docs/jobfile.md).
 func exitActions(f *yamlfield.Fields, r *Resources) {
 	yamlfield.Field(f, "on_preempt", &r.OnPreempt, yamlfield.Enum("on_preempt", onPreempts...))
 	var n int
 	if yamlfield.Field(f, "max_retries", &n, yamlfield.IntAtLeast(0)) {
 		r.MaxRetries = &n
-	}
-	for _, key := range []string{"on_preempt", "max_retries"} {
-		if f.Has(key) && !r.Preemptible {
-			f.Errorf(key, "this job is not preemptible (preemptible: false, or its kind's default), so %s would never apply", key)
-		}
 	}
 }
 

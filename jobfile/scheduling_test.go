@@ -36,6 +36,15 @@ func TestParseScheduling(t *testing.T) {
 			*r.MaxRetries = 3
 		})},
 		{"max_retries 0", "preemptible: true, max_retries: 0", with(func(r *Resources) { r.Preemptible, r.MaxRetries = true, new(int) })},
+		// A job that is not preemptible gives them too: they govern its
+		// lost attempts, its agent's preemptions and its owner's allot
+		// job requeue (docs/jobfile.md, Exit actions).
+		{"on_preempt on a job that is not preemptible", "on_preempt: fail", with(func(r *Resources) { r.OnPreempt = OnPreemptFail })},
+		{"max_retries on a job that is not preemptible", "preemptible: false, max_retries: 2", with(func(r *Resources) {
+			r.MaxRetries = new(int)
+			*r.MaxRetries = 2
+		})},
+		{"max_retries 0 on a job that is not preemptible", "max_retries: 0", with(func(r *Resources) { r.MaxRetries = new(int) })},
 		{"LOW work gives exit actions", "priority_class: LOW, max_retries: 1", with(func(r *Resources) {
 			r.Priority, r.PriorityClass, r.Preemptible, r.MaxRetries = 80, ClassLow, true, new(int)
 			*r.MaxRetries = 1
@@ -85,10 +94,6 @@ func TestParseErrorsScheduling(t *testing.T) {
 			`resources.on_preempt: unknown on_preempt "retry" (expected one of reschedule, fail)`},
 		{"max_retries negative", res("preemptible: true, max_retries: -1"), 3, "resources.max_retries: expected an integer >= 0, got -1"},
 		{"max_retries string", res("preemptible: true, max_retries: '2'"), 3, `resources.max_retries: expected an integer >= 0, got "2"`},
-		{"on_preempt on a job that is not preemptible", res("on_preempt: fail"), 3,
-			"resources.on_preempt: this job is not preemptible (preemptible: false, or its kind's default), so on_preempt would never apply"},
-		{"max_retries on a job that is not preemptible", res("preemptible: false, max_retries: 2"), 3,
-			"resources.max_retries: this job is not preemptible"},
 	})
 	runErrorCases(t, ParseJSON, []errorCase{
 		{"json license count float", `{"name": "j", "entrypoint": "e", "resources": {"licenses": {"matlab": 1.5}}}`, 1,

@@ -1,11 +1,5 @@
 package lifecycle
 
-import (
-	"fmt"
-
-	"github.com/allot-sched/allot/plural"
-)
-
 // A job on hold (allot job hold, allot submit --hold; Slurm's scontrol
 // hold) keeps its place: its id, spec and submission time, and so its
 // age. No pass considers it until it is released. Both drivers follow
@@ -34,13 +28,10 @@ func ShownWaiting(waiting int, onHold bool) int {
 
 // CanHold says whether a job with active tasks holding slots (starting,
 // running, checkpointing, being killed) may be held: only one with none.
-func CanHold(active int) error {
-	if active > 0 {
-		return fmt.Errorf("it has %s holding slots; only a job with none can be held (a hold does not preempt: kill the job, or let it end)",
-			plural.Count(active, "task"))
-	}
-	return nil
-}
+// It is a yes or no: the master words its refusal itself, offering the
+// requeue with a hold first (master/api_hold.go, holdRunningRefusal),
+// and the Cluster does not apply the event.
+func CanHold(active int) bool { return active == 0 }
 
 // hold applies EventHold or EventRelease to job e.Job (Observe): a hold
 // of a job on hold, a release of one not, a hold of one with a task
@@ -52,7 +43,7 @@ func (c *Cluster) hold(e Event) Outcome {
 	}
 	j := &c.Jobs[e.Job]
 	on := e.Kind == EventHold
-	if j.OnHold == on || on && CanHold(j.Running) != nil {
+	if j.OnHold == on || on && !CanHold(j.Running) {
 		return Outcome{Job: -1}
 	}
 	j.OnHold = on

@@ -156,7 +156,7 @@ func holdLocked(ctx context.Context, ja *jobsAPI, id int64, hold bool, by string
 		}
 		return false, err
 	}
-	if hold && !j.rec.Held() && lifecycle.CanHold(j.active()) != nil {
+	if hold && !j.rec.Held() && !lifecycle.CanHold(j.active()) {
 		return false, &httpError{status: http.StatusConflict, msg: holdRunningRefusal(id, j.rec.State, j.active())}
 	}
 	if hold == j.rec.Held() {

@@ -122,11 +122,12 @@ func TestPreemptExitActions(t *testing.T) {
 // TestSubmitExitActions: exit actions are taken in every pool, one that
 // never preempts too, where they still govern an owner's requeue (and a
 // lost attempt): max_retries 0 in a backfill pool makes the requeue a
-// 409 (trial 2026-11-29d D10). Those of a job that is not preemptible
-// are refused, naming the field (package jobfile).
+// 409 (trial 2026-11-29d D10). So are those of a job that is not
+// preemptible, which they govern in the same ways.
 func TestSubmitExitActions(t *testing.T) {
 	const fifo, quota = "pools: [{name: default, policy: fifo}]\n", "pools: [{name: default, policy: quota}]\n"
 	const backfill = "pools: [{name: default, policy: backfill}]\n"
+	const preempting = "pools: [{name: default, policy: priority, preemption: true}]\n"
 	for _, c := range []struct {
 		name, config, extra, field string
 		code                       int
@@ -136,7 +137,8 @@ func TestSubmitExitActions(t *testing.T) {
 		{"max_retries 0 in a backfill pool", backfill, `, "priority": 80, "max_retries": 0`, "", 201, 409},
 		{"max_retries 1 in a backfill pool", backfill, `, "priority": 80, "max_retries": 1`, "", 201, 200},
 		{"max_retries in a quota pool", quota, `, "priority": 80, "max_retries": 1`, "", 201, 0},
-		{"not preemptible", quota, `, "priority": 40, "max_retries": 1`, "resources.max_retries", 400, 0},
+		{"max_retries 0, not preemptible", preempting, `, "priority": 40, "preemptible": false, "max_retries": 0`, "", 201, 409},
+		{"max_retries 1, not preemptible", preempting, `, "priority": 40, "preemptible": false, "max_retries": 1`, "", 201, 200},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := newHarness(t, withConfig(mustConfig(t, c.config)))
@@ -164,7 +166,9 @@ func TestSubmitExitActions(t *testing.T) {
 // TestHistoryScenarioExitActions: the what-if export writes the pool's
 // exit actions as configured and each job's as they are live: its file's,
 // else its pool's (left out, as the pool's). A job filed LOW with its own
-// and moved out of LOW keeps them, submitted preemptible as it was.
+// and moved out of LOW keeps them, submitted preemptible as it was; so
+// do one that is not preemptible (pinned) and one filed so and moved
+// into LOW (lowered): they govern its lost attempts live.
 func TestHistoryScenarioExitActions(t *testing.T) {
 	h := newHarness(t, withConfig(mustConfig(t, "pools:\n  - {name: default, policy: priority, preemption: true, max_retries: 2}\n")))
 	h.agent("n1", 4)
@@ -173,9 +177,13 @@ func TestHistoryScenarioExitActions(t *testing.T) {
 	h.submit(jobSpec("capped", 1, `, "priority": 80, "max_retries": 5`))
 	h.submit(jobSpec("pools", 1, `, "priority": 80`))
 	raised := h.submit(jobSpec("raised", 1, `, "priority": 80, "max_retries": 0`))
+	h.submit(jobSpec("pinned", 1, `, "priority": 45, "preemptible": false, "max_retries": 0`))
+	lowered := h.submit(jobSpec("lowered", 1, `, "priority": 45, "preemptible": false, "on_preempt": "fail"`))
 	h.clock.Advance(10 * time.Second)
-	if code := h.do("PATCH", "/api/v1/jobs/"+strconv.FormatInt(raised, 10), `{"priority": 45}`, nil); code/100 != 2 {
-		t.Fatalf("raise: %d", code)
+	for id, prio := range map[int64]string{raised: `{"priority": 45}`, lowered: `{"priority": 80}`} {
+		if code := h.do("PATCH", "/api/v1/jobs/"+strconv.FormatInt(id, 10), prio, nil); code/100 != 2 {
+			t.Fatalf("change job %d: %d", id, code)
+		}
 	}
 	h.clock.Advance(time.Minute)
 	sc, body := exportScenario(t, h, window(t0, h.clock.Now()))
@@ -191,6 +199,8 @@ func TestHistoryScenarioExitActions(t *testing.T) {
 		{"capped", spec.OnPreemptReschedule, 5},
 		{"pools", spec.OnPreemptReschedule, 2},
 		{"raised", spec.OnPreemptReschedule, 0},
+		{"pinned", spec.OnPreemptReschedule, 0},
+		{"lowered", spec.OnPreemptFail, 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for _, j := range sc.Jobs {

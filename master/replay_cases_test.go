@@ -226,6 +226,12 @@ func featureCases() []replayCase {
 		{name: "fifo-start-lost", config: "pools:\n  - {name: default, policy: fifo}\n", nodes: replayNodes, jobs: startLostJobs},
 		{name: "priority-start-lost", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n", nodes: replayNodes,
 			jobs: startLostJobs},
+		// b, not preemptible, with max_retries 0: its lost start counts
+		// as a retry, so its exit actions fail it rather than requeue it,
+		// live and in the replay (the export writes a job's exit actions
+		// whether it is preemptible or not).
+		{name: "fifo-start-lost-max-retries", config: "pools:\n  - {name: default, policy: fifo}\n", nodes: replayNodes,
+			jobs: startLostOnce()},
 		// A move or resize continues the attempt: its time limit runs
 		// from the attempt's first start (p3 moves at 60 and reaches its
 		// limit at 423; e1 grows at 300 and reaches its at 500).
@@ -321,6 +327,14 @@ var startLostJobs = []rjob{
 	{name: "c", slots: 1, submit: 10, run: 100},
 	{name: "d", slots: 1, submit: 11, run: 100},
 	{name: "e", slots: 1, tasks: 2, submit: 20, run: 150, extra: preemptible, startLost: 1, startLostTask: 1},
+}
+
+// startLostOnce are startLostJobs with b, not preemptible, giving
+// max_retries 0.
+func startLostOnce() []rjob {
+	jobs := slices.Clone(startLostJobs)
+	jobs[1].extra = `, "preemptible": false, "max_retries": 0`
+	return jobs
 }
 
 // elasticJobs: e1 starts shrunk beside a, in the same instant as b,

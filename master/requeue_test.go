@@ -162,7 +162,8 @@ func TestRequeueHold(t *testing.T) {
 // requeued: its owner, its project's admin; not another member or a
 // viewer; an ended job, no such job and a job whose exit actions would
 // fail its task are refused, each naming why. A job that is not
-// preemptible may be requeued by its owner.
+// preemptible may be requeued by its owner, within its exit actions:
+// max_retries 0 on it is taken at submission and refuses the requeue.
 func TestRequeueRefusals(t *testing.T) {
 	h := newHarness(t)
 	a := h.agent("n1", 8)
@@ -172,6 +173,7 @@ func TestRequeueRefusals(t *testing.T) {
 	running := h.submitAs("ana", jobSpec("running", 1, ""))
 	pinned := h.submitAs("ana", jobSpec("pinned", 1, `, "preemptible": false`))
 	failing := h.submitAs("ana", jobSpec("failing", 1, `, "preemptible": true, "on_preempt": "fail"`))
+	once := h.submitAs("ana", jobSpec("once", 1, `, "preemptible": false, "max_retries": 0`))
 	ended := h.submitAs("ana", jobSpec("ended", 1, ""))
 	if code := h.doAs(ana, "POST", fmt.Sprintf("/api/v1/jobs/%d/kill", ended), nil, nil); code != http.StatusOK {
 		t.Fatalf("kill: %d", code)
@@ -189,6 +191,7 @@ func TestRequeueRefusals(t *testing.T) {
 		{"an ended job", ana, ended, 409, fmt.Sprintf("job %d is killed: only a running, starting or queued job can be requeued", ended)},
 		{"no such job", ana, 999, 404, "job 999 does not exist"},
 		{"exit actions that fail it", ana, failing, 409, "its exit actions (on_preempt: fail) would fail task 0 rather than requeue it"},
+		{"exit actions of a job not preemptible", ana, once, 409, "its exit actions (max_retries 0, requeued 0 times already) would fail task 0 rather than requeue it"},
 		{"the owner may", ana, running, 200, ""},
 		{"the owner may requeue a job not preemptible", ana, pinned, 200, ""},
 		{"an admin may", h.admin, running, 200, ""},

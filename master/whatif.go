@@ -296,9 +296,9 @@ func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks i
 		sj.CheckpointEvery = h.checkpointEvery
 	}
 	// Its exit actions as they are live: its file's, else its pool's
-	// (p's, the configuration's), in every pool (a lost attempt counts
-	// as a retry where no pass preempts); a scenario takes them from a
-	// job submitted preemptible only (exportChanges).
+	// (p's, the configuration's), for every job in every pool: a lost
+	// attempt that waits again and an agent's preemption count as
+	// retries of a job that no pass preempts too, as a scenario's do.
 	if ea := exitActionsOf(cfg, &mjob{rec: j, spec: h}); err == nil {
 		sj.OnPreempt, sj.MaxRetries = ea.onPreempt, ea.maxRetries
 	}

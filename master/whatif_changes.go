@@ -97,7 +97,7 @@ func exportLimitChanges(sj *scenario.Job, changes []jobChange, since time.Time, 
 
 // exportChanges sets sj's priority, weight and preemptibility to what they
 // were at submission (dropping a checkpoint_every the scenario would then
-// refuse) and returns its changes as scenario events, times counted from
+// refuse; its exit actions are kept) and returns its changes as scenario events, times counted from
 // since, with the live time of each (liveOrder).
 func exportChanges(sj *scenario.Job, changes []jobChange, since time.Time, p *scenario.Pool) ([]scenario.Event, []time.Time) {
 	var evs []scenario.Event
@@ -133,11 +133,9 @@ func exportChanges(sj *scenario.Job, changes []jobChange, since time.Time, p *sc
 		// scenario refuses checkpoint_every there.
 		sj.CheckpointEvery = 0
 	}
-	if !sj.Preemptible {
-		// Nor exit actions other than its pool's: a job file gives them
-		// only when it is preemptible, so these are its pool's anyway.
-		sj.OnPreempt, sj.MaxRetries = p.OnPreempt, p.MaxRetries
-	}
+	// Its exit actions stay as scenarioJob set them, preemptible or
+	// not: they govern its lost attempts and agents' preemptions live,
+	// and a scenario takes them on any job.
 	return evs, times
 }
 

@@ -58,8 +58,8 @@
 //     for a pool with a quota, the pool's name. Work that may only run
 //     within quota fits in that quota, and no task exceeds a limit above
 //     its project. OnPreempt and MaxRetries are resolved from the job or
-//     its pool; checkpoint_every, on_preempt and max_retries are only
-//     given for preemptible jobs in pools that preempt.
+//     its pool; checkpoint_every is only given for jobs that are
+//     preemptible or elastic (on_preempt and max_retries for any job).
 //   - Licenses have unique names and totals >= 0; QOS levels unique names
 //     and priorities >= 0. A job's QOS is "" or one of them (and its pool
 //     a priority or multifactor pool); its Licenses name licenses of the

@@ -283,23 +283,17 @@ func sizeKey(f *yamlfield.Fields) string {
 	return "slots"
 }
 
-// checkPreemptFields rejects settings about preemption on a job that can
-// never be preempted. Checkpoints matter in every pool, for a preemptible
-// task may be moved (consolidation) and an elastic one resized, and both
-// restart from the last checkpoint. Exit actions apply in every pool,
-// preempting or not: a lost attempt (lost, start_lost) and an agent's
-// preemption (agent_preempted) count as retries as a preemption does.
+// checkPreemptFields rejects checkpoint_every on a job that can never be
+// preempted or resized. Checkpoints matter in every pool, for a
+// preemptible task may be moved (consolidation) and an elastic one
+// resized, and both restart from the last checkpoint. Exit actions are
+// taken on every job, in every pool, preemptible or not: a lost attempt
+// that waits again (lost, start_lost) and an agent's preemption
+// (agent_preempted) count as retries as a preemption does, and so does
+// the live owner's allot job requeue.
 func (p *parser) checkPreemptFields(f *yamlfield.Fields, j *Job, fl *jobFlags) {
 	if fl.checkpoint && !j.Preemptible && j.MinSlots == 0 {
 		f.Errorf("checkpoint_every", "this job is neither preemptible nor elastic, so checkpoint_every would never apply")
-	}
-	for _, k := range []struct {
-		key string
-		set bool
-	}{{"on_preempt", fl.onPreempt}, {"max_retries", fl.maxRetries}} {
-		if k.set && !j.Preemptible {
-			f.Errorf(k.key, "this job is not preemptible, so %s would never apply", k.key)
-		}
 	}
 }
 

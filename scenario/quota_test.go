@@ -63,6 +63,18 @@ func TestParseQuota(t *testing.T) {
 				t.Errorf("pool on_preempt %q, job max_retries %d; want fail, 0", s.Pools[0].OnPreempt, s.Jobs[0].MaxRetries)
 			}
 		}},
+		// And on a job that is not preemptible: a start_lost or
+		// agent_preempted end counts as a retry of it too, as the live
+		// owner's requeue does.
+		{"exit actions on a job never preempted", quotaPools +
+			"jobs:\n  - {name: j, project: nlp, on_preempt: fail}\n  - {name: k, project: nlp, preemptible: false, max_retries: 0}\n",
+			func(t *testing.T, s *Scenario) {
+				j, k := s.Jobs[0], s.Jobs[1]
+				if j.Preemptible || k.Preemptible || j.OnPreempt != OnPreemptFail || k.MaxRetries != 0 {
+					t.Errorf("j %v %q, k %v max_retries %d; want not preemptible, fail, and max_retries 0",
+						j.Preemptible, j.OnPreempt, k.Preemptible, k.MaxRetries)
+				}
+			}},
 		{"projects", quotaPools, func(t *testing.T, s *Scenario) {
 			want := []Project{
 				{Name: "dept", Quota: 6, OverQuotaWeight: 6, Line: 8},
@@ -201,8 +213,6 @@ func TestParseErrorsQuota(t *testing.T) {
 		{"checkpoint_every zero", jobs + "    checkpoint_every: 0\n", 12, `checkpoint_every: expected a duration > 0, got "0"`},
 		{"checkpoint_every on a job neither preemptible nor elastic", pools + "jobs:\n  - {name: j, pool: cpu, checkpoint_every: 1h}\n", 10,
 			`checkpoint_every: this job is neither preemptible nor elastic, so checkpoint_every would never apply`},
-		{"on_preempt on a job never preempted", quotaPools + "jobs:\n  - {name: j, project: nlp, on_preempt: fail}\n", 14,
-			`on_preempt: this job is not preemptible, so on_preempt would never apply`},
 		{"unknown on_preempt", jobs + "    on_preempt: retry\n", 12, `on_preempt: unknown on_preempt "retry" (expected one of reschedule, fail)`},
 		{"negative max_retries", jobs + "    max_retries: -1\n", 12, `max_retries: expected an integer >= 0, got "-1"`},
 		{"quota on a priority pool", "pools: [{name: a, policy: priority, quota: 2, nodes: [{name: n, slots: 4}]}]", 1,
