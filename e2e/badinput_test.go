@@ -104,10 +104,10 @@ func badRequests(t *testing.T, c *cluster) {
 		{"empty body", "POST", "/api/v1/jobs", ``, 400, "", []string{"empty"}},
 		// The job file parser names an unknown top-level field in its
 		// message only (Field is the path of the object that has it).
-		{"unknown field", "POST", "/api/v1/jobs", `{"name": "x", "entrypoint": "true", "colour": "red"}`, 400, "",
+		{"unknown field", "POST", "/api/v1/jobs", `{"name": "x", "entrypoint": "true", "colour": "red"}`, 400, "colour",
 			[]string{`unknown field "colour"`, "request body:1"}},
 		{"unknown nested field", "POST", "/api/v1/jobs", `{"name": "x", "entrypoint": "true", "resources": {"gpus": 2}}`, 400,
-			"resources", []string{`unknown field "gpus"`}},
+			"resources.gpus", []string{`unknown field "gpus"`}},
 		{"negative slots", "POST", "/api/v1/jobs", `{"name": "x", "entrypoint": "true", "resources": {"slots": -2}}`, 400,
 			"resources.slots", []string{"resources.slots", "-2"}},
 		{"fractional slots", "POST", "/api/v1/jobs", `{"name": "x", "entrypoint": "true", "resources": {"slots": 2.5}}`, 400,
