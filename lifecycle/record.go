@@ -52,10 +52,6 @@ type Entered struct {
 	// flight, which is over (landed or abandoned); the driver lets go of
 	// what it reserved (the master's next GPUs).
 	Unreserved bool
-	// Stopped: the task left killing with a kill under way, which is
-	// over (Stop.Leave; TimedOut says whether the time limit's kill
-	// ended it).
-	Stopped bool
 }
 
 // Enter moves the task to state to, running the rules of a change of
@@ -82,7 +78,6 @@ func (r *TaskRecord) Enter(to TaskState) Entered {
 		e.Unreserved = r.Replacement.Unreserve()
 	}
 	if to != TaskKilling {
-		e.Stopped = r.Stop.Killing()
 		r.Stop.Leave(to)
 	}
 	return e

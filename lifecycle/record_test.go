@@ -63,7 +63,7 @@ func TestTaskRecordEnter(t *testing.T) {
 				r.LimitKill("")
 			}
 			e := r.Enter(c.to)
-			got := want{requeued: e.Requeued, unreserved: e.Unreserved, stopped: e.Stopped, retries: r.Retries,
+			got := want{requeued: e.Requeued, unreserved: e.Unreserved, stopped: c.kill != 0 && !r.Killing(), retries: r.Retries,
 				replacing: r.Replacing(), killing: r.Killing(), timedOut: r.TimedOut()}
 			if got != c.want || e.From != c.from || r.State != c.to {
 				t.Errorf("%s → %s: entered %+v (from %s), record %s with %+v; want from %s, %+v",
