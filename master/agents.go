@@ -481,7 +481,7 @@ func (ag *agents) finishTransitions(t *mtask, e lifecycle.Ending, v lifecycle.Ve
 		tr.Reason = preemptReason(t.att.parts)
 		requeued := requeuedPreempted
 		if t.att.stoppedBy != "" {
-			tr.Reason, requeued = "stopped for a checkpoint: node "+t.att.stoppedBy+"'s agent stopped", requeuedAgentStopped
+			tr.Reason, requeued = agentStoppedEnd(t.att.stoppedBy), requeuedAgentStopped
 		} else if why, ok := leftWith(ag.m, t); ok {
 			tr.Reason, tr.Cause, requeued = why, store.CauseAgentStopped, requeuedAgentStopped // exitwords.go
 		}

@@ -78,9 +78,15 @@ func leftWith(m *Master, t *mtask) (string, bool) {
 	if n := m.nodes[p.node]; n == nil || !n.leaving || p.outcome != agent.OutcomePreempted {
 		return "", false
 	}
-	why := "stopped for a checkpoint: node " + p.node + "'s agent stopped"
+	why := agentStoppedEnd(p.node)
 	if p.err != "" {
 		why += "; " + p.err
 	}
 	return why, true
+}
+
+// agentStoppedEnd is the end of an attempt that node's agent stopped for
+// a checkpoint, its own part (leftWith) or a gang's (agentStopped).
+func agentStoppedEnd(node string) string {
+	return "stopped for a checkpoint: node " + node + "'s agent stopped"
 }
