@@ -20,6 +20,22 @@ const (
 	Resize
 )
 
+// KeptOn is how many of the slots held on a node (held) a re-placement
+// r keeps when it places next slots there: none for a move, up to its
+// new slots there for a resize. It is the one rule of what a move or
+// resize keeps of its old placement, which both drivers follow: the
+// snapshot's split of a re-placed task (Kept, Draining, by
+// Replacement.Split: the Cluster's drain record, the master's drained
+// allocation at each build) and the master's choice of a resize's GPUs
+// (placeReserved: as many of its own GPUs on the node as this keeps),
+// so that what its snapshot shows draining is what its GPUs let go of.
+func KeptOn(r Replace, held, next int32) int32 {
+	if r != Resize {
+		return 0
+	}
+	return min(held, next)
+}
+
 // Kept appends to dst what of old a re-placement on next keeps, per node
 // of old, in old's order, leaving out nodes where it keeps nothing.
 func Kept(dst []sched.NodeSlots, r Replace, old, next []sched.NodeSlots) []sched.NodeSlots {
@@ -27,7 +43,7 @@ func Kept(dst []sched.NodeSlots, r Replace, old, next []sched.NodeSlots) []sched
 		return dst
 	}
 	for _, o := range old {
-		if k := min(o.Slots, slotsOn(next, o.Node)); k > 0 {
+		if k := KeptOn(r, o.Slots, slotsOn(next, o.Node)); k > 0 {
 			dst = append(dst, sched.NodeSlots{Node: o.Node, Slots: k})
 		}
 	}
@@ -55,7 +71,7 @@ func Draining(dst []sched.NodeSlots, r Replace, old, next []sched.NodeSlots) []s
 		return Drain(dst, old, nil)
 	}
 	for _, o := range old {
-		if d := o.Slots - min(o.Slots, slotsOn(next, o.Node)); d > 0 {
+		if d := o.Slots - KeptOn(r, o.Slots, slotsOn(next, o.Node)); d > 0 {
 			dst = append(dst, sched.NodeSlots{Node: o.Node, Slots: d})
 		}
 	}

@@ -45,6 +45,29 @@ func TestDraining(t *testing.T) {
 	}
 }
 
+// TestKeptOn: what a re-placement keeps on one node, the rule Kept and
+// Draining apply per node and the master's placeReserved applies to a
+// resize's own GPUs.
+func TestKeptOn(t *testing.T) {
+	for _, tt := range []struct {
+		name            string
+		r               Replace
+		held, next, out int32
+	}{
+		{"a move keeps nothing", Move, 2, 2, 0},
+		{"a resize that grows keeps all it held", Resize, 2, 4, 2},
+		{"a resize that shrinks keeps its new slots", Resize, 4, 2, 2},
+		{"a resize that leaves the node keeps nothing", Resize, 4, 0, 0},
+		{"a resize onto a node it did not hold keeps nothing", Resize, 0, 4, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := KeptOn(tt.r, tt.held, tt.next); got != tt.out {
+				t.Errorf("KeptOn(%v, %d, %d) = %d, want %d", tt.r, tt.held, tt.next, got, tt.out)
+			}
+		})
+	}
+}
+
 func TestChargesBudget(t *testing.T) {
 	for _, tt := range []struct {
 		name string

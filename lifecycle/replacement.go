@@ -13,7 +13,15 @@ import "github.com/allot-sched/allot/sched"
 // each driver's own: the Cluster's record holds the new one in its Nodes,
 // the old one in Old and what drains as a record of its own (Drain);
 // the master's open attempt holds the old one, with its GPUs, and its
-// next the GPUs reserved.
+// next the GPUs reserved, by node name. A Replacement holding the new
+// placement as slots per node would hold it twice in the Cluster (its
+// Nodes, which every rule of a running task reads) and only a copy in
+// the master, whose snapshot numbers the nodes up at each build, so that
+// a node's index changes as others come and go: its GPUs are made into
+// slots at each build (Split's next) and could not be kept between
+// them. What both share of the placements is the rule of what a move or
+// resize keeps of the old one (KeptOn: the master's choice of a
+// resize's GPUs, and Split's drained part).
 //
 // The decisions on it are its methods, which both drivers call: Reserve
 // when a move or resize applies (the master also when a restart reads

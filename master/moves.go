@@ -103,13 +103,14 @@ func reservedKind(reason string) lifecycle.Replace {
 	return lifecycle.Move
 }
 
-// placeReserved turns a move's or resize's slot counts into GPUs: for a
-// resize, on a node where the task runs already, its own GPUs first (it
-// grows in place), then the lowest free indexes. A move takes free GPUs
-// only: the core claimed its slots apart from those the task leaves,
-// which all drain (lifecycle.Kept). It fails, claiming nothing, when a
-// node went down, registered again or began to drain (placeable), or
-// lacks free GPUs.
+// placeReserved turns a move's or resize's slot counts into GPUs: on a
+// node where the task runs already, first as many of its own GPUs as
+// the re-placement keeps there (lifecycle.KeptOn, the rule by which the
+// snapshot splits it: a resize grows or shrinks in place, a move keeps
+// none, the core having claimed its slots apart from those the task
+// leaves, which all drain), then the lowest free indexes. It fails,
+// claiming nothing, when a node went down, registered again or began to
+// drain (placeable), or lacks free GPUs.
 func (pl *planner) placeReserved(t *mtask, ns []sched.NodeSlots, claimed map[string]map[int]bool, r lifecycle.Replace) ([]*mpart, bool) {
 	parts := make([]*mpart, 0, len(ns))
 	for _, x := range ns {
@@ -119,9 +120,10 @@ func (pl *planner) placeReserved(t *mtask, ns []sched.NodeSlots, claimed map[str
 		}
 		taken := claimed[n.rec.Name]
 		var gpus []store.GPURef
-		if own := t.part(n.rec.Name); own != nil && r == lifecycle.Resize {
+		if own := t.part(n.rec.Name); own != nil {
+			keep := int(lifecycle.KeptOn(r, int32(len(own.gpus)), x.Slots))
 			for _, g := range own.gpus {
-				if len(gpus) < int(x.Slots) && !taken[g.Index] {
+				if len(gpus) < keep && !taken[g.Index] {
 					gpus = append(gpus, g)
 				}
 			}

@@ -106,8 +106,15 @@ type mtask struct {
 	// next is where a preempting task that a plan moved or resized
 	// restarts as soon as its attempt ends (store.Task.Reserved); its
 	// GPUs are held for it from the plan on, nil while nothing is in
-	// flight. nextAt is Replacement.Since at the wall clock's precision,
-	// which the views show: when it was reserved.
+	// flight. It is what the Cluster has no counterpart for: GPU indices,
+	// by node name, which the agents start on and the store keeps. Its
+	// slots per snapshot node, which the Cluster keeps in its record's
+	// Nodes, are made from it at each build (snapTask) and not kept: a
+	// snapshot numbers the nodes up at its build, so a node's index
+	// changes as others come and go. The Replacement says the rest
+	// (kind, since, for whom), and lifecycle.KeptOn which of the old
+	// GPUs a resize keeps. nextAt is Replacement.Since at the wall
+	// clock's precision, which the views show: when it was reserved.
 	next   []*mpart
 	nextAt time.Time
 	// launch is the task's place in the order attempts were launched,

@@ -20,7 +20,7 @@ import (
 // counted, a move or resize in flight let go of once it left
 // preempting, a kill under way over once it left killing), counts, the
 // release of its GPUs when its attempt closed (or a new one replaced it),
-// and of its reserved GPUs once it left preempting.
+// and of its reserved GPUs once it left preempting (releaseReserved).
 func (m *Master) setTask(t *mtask, rec store.Task) { m.recordTask(t, rec, false) }
 
 // amendTask records the row in which a late exit amended t's lost end
@@ -51,11 +51,39 @@ func (m *Master) recordTask(t *mtask, rec store.Task, amend bool) {
 		t.att, t.closed = nil, t.att
 	}
 	if e.Unreserved {
-		m.releaseParts(t, t.next)
-		t.next = nil
+		m.releaseReserved(t)
 	}
 	if m.watch != nil {
 		m.watch(t, e.From, rec.State, amend)
+	}
+}
+
+// releaseReserved frees the GPUs reserved for t's move or resize, which
+// is over (landed or abandoned), but those its open attempt still holds.
+// A resize keeps its own GPUs up to its new slots on a node
+// (placeReserved, lifecycle.KeptOn), so its reservation and its attempt
+// share them; where the attempt outlives the reservation (a kill of the
+// task being resized: preempting → killing, until its agent reports the
+// end) they stay the attempt's, not free for another start while the
+// killed processes may still run there. The simulator's records hold no
+// GPU twice (its Task holds the new placement, its Drain record what of
+// the old drains), and its Kill frees a re-placed task at once.
+func (m *Master) releaseReserved(t *mtask) {
+	m.releaseParts(t, t.next)
+	t.next = nil
+	if t.att == nil {
+		return
+	}
+	for _, p := range t.att.parts {
+		n := m.nodes[p.node]
+		if n == nil {
+			continue
+		}
+		for _, g := range p.gpus {
+			if n.used[g.Index] == nil {
+				n.used[g.Index] = t
+			}
+		}
 	}
 }
 
