@@ -68,7 +68,6 @@ func (c *Cluster) submit(sub Submission, entry *sched.Job) int32 {
 		c.freeJobs = c.freeJobs[:len(c.freeJobs)-1]
 	}
 	c.Jobs[ji] = NewJob(sub, c.Jobs[ji].Resume)
-	c.Jobs[ji].OnHold = sub.Held
 	if entry == nil {
 		entry = &sched.Job{}
 	}

@@ -149,7 +149,7 @@ func submit(c *lifecycle.Cluster, now int64, sub lifecycle.Submission, entry sch
 }
 
 func finishIfOver(c *lifecycle.Cluster, ji int32, now int64) {
-	if st, over := c.Jobs[ji].Over(); over && !c.Jobs[ji].State.Terminal() {
+	if st, over := c.Jobs[ji].Over(); over {
 		c.Finish(ji, st, now)
 	}
 }

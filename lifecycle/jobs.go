@@ -40,15 +40,17 @@ type Job struct {
 	MaxRetries int32
 	// Project and Account are the Submission's.
 	Project, Account int32
-	// State is the job's state (JobState); the job is live until it is
-	// terminal (Finish).
-	State         JobState
-	FailOnPreempt bool
-	// Experiment: the tasks are the trials of a search (EndedJob).
-	Experiment bool
-	// OnHold: the job is held (EventHold, onhold.go); its entry shows
-	// no waiting task until it is released.
-	OnHold bool
+	FailOnPreempt    bool
+	// JobRecord is the job's scheduling record, the one the master keeps
+	// of each job too (jobrecord.go): its state, which its tasks settle
+	// (Settle, in Launch and release) and Finish ends; whether its tasks
+	// are the trials of a search (Experiment, EndedJob); whether it is
+	// held (OnHold: EventHold, onhold.go), its entry showing no waiting
+	// task until it is released.
+	JobRecord
+	// finished: Finish ended the job (its End set); Over is false from
+	// then on.
+	finished bool
 }
 
 // Submission is what the lifecycle needs of a submitted job.
@@ -80,8 +82,16 @@ type Submission struct {
 // NewJob is the record of a job just submitted; resume lends its buffer.
 func NewJob(sub Submission, resume []Resumed) Job {
 	return Job{Tasks: sub.Tasks, Fresh: sub.Fresh, Works: sub.Works, Shape: sub.Shape, FailOnPreempt: sub.FailOnPreempt,
-		MaxRetries: int32(sub.MaxRetries), Experiment: sub.Experiment, Project: sub.Project, Account: sub.Account,
-		Waiting: sub.Tasks, Resume: resume[:0], State: JobQueued, Start: -1, End: -1}
+		MaxRetries: int32(sub.MaxRetries), Project: sub.Project, Account: sub.Account,
+		Waiting: sub.Tasks, Resume: resume[:0], Start: -1, End: -1,
+		JobRecord: JobRecord{State: JobQueued, Experiment: sub.Experiment, OnHold: sub.Held}}
+}
+
+// tasks is what the job's tasks say of its state (JobRecord.Settles):
+// those holding slots are its running ones, those ended its done ones,
+// the killed among them those its time limit killed.
+func (j *Job) tasks() JobTasks {
+	return JobTasks{Tasks: j.Tasks, Active: j.Running, Ended: j.Done, Failed: j.Failed, Killed: j.Timeout}
 }
 
 // Launch starts one waiting task of job ji (this record) on nodes at now:
@@ -103,7 +113,7 @@ func (j *Job) Launch(ts *Tasks, ji int32, nodes []sched.NodeSlots, backfill bool
 	if j.Start < 0 {
 		j.Start = now
 	}
-	j.State = LiveJob(j.Running)
+	j.Settle(j.tasks()) // running
 	t := ts.At(ti)
 	_, limited := t.Due(j.Shape)
 	t.Promise(limited)
@@ -164,11 +174,10 @@ func (j *Job) release(ts *Tasks, ti int32, st TaskState) int {
 	j.Running--
 	j.Held -= slots
 	ts.Retire(ti, st)
-	if j.State == JobRunning {
-		// As the master's settleJob: a job none of whose tasks holds
-		// slots is queued again, whichever way its last one let go.
-		j.State = LiveJob(j.Running)
-	}
+	// As the master's settleJob: a job none of whose tasks holds slots
+	// is queued again, whichever way its last one let go, and one whose
+	// tasks have all ended ends, which its caller then finishes (Over).
+	j.Settle(j.tasks())
 	return slots
 }
 
@@ -254,14 +263,13 @@ func (j *Job) Drained(ts *Tasks, oi int32, st TaskState) int {
 	return slots
 }
 
-// Over reports whether every task has ended, and the state the job ends
-// in then (EndedJob): failed if a task failed, killed if one reached its
-// time limit, else completed; an experiment completed once a trial did.
+// Over reports whether the job's tasks have ended it (its record settled
+// to a terminal state as its last task let go of its slots, release:
+// failed if a task failed, killed if one reached its time limit, else
+// completed; an experiment completed once a trial did, EndedJob) and
+// its driver has not finished it yet (Finish), and the job's state.
 func (j *Job) Over() (JobState, bool) {
-	if j.Done < j.Tasks {
-		return j.State, false
-	}
-	return EndedJob(j.Tasks, j.Failed, j.Timeout, j.Experiment), true
+	return j.State, j.State.Terminal() && !j.finished
 }
 
 // Cancel drops the job's waiting tasks, as a kill does; the driver ends
@@ -271,7 +279,9 @@ func (j *Job) Cancel() {
 	j.Resume = j.Resume[:0]
 }
 
-// Finish ends the job in terminal state st at now.
+// Finish ends the job in terminal state st at now: the state its tasks
+// ended it in (Over), or a kill's, or a job of no tasks' (completed).
 func (j *Job) Finish(st JobState, now int64) {
-	j.State, j.End = st, now
+	j.Enter(st)
+	j.End, j.finished = now, true
 }

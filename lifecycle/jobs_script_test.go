@@ -79,7 +79,7 @@ func (p *player) after(ti int32, out []string) []string {
 	ji := p.c.Tasks.At(ti).Job
 	j := &p.c.Jobs[ji]
 	out = append(out, p.describeBy(ti, j.Shape))
-	if st, over := j.Over(); over && !j.State.Terminal() {
+	if st, over := j.Over(); over {
 		p.c.Finish(ji, st, -1)
 	}
 	return append(out, p.describeJob(ji))

@@ -62,7 +62,7 @@ func (k *kills) ended(c *Cluster, now int64, e Event) Outcome {
 	o.TimedOut = t.TimedOut() // its end retired it (Tasks.Retire: Stop.Leave)
 	if ended {
 		o.Over, o.State = true, c.Jobs[o.Job].State
-	} else if !c.Jobs[o.Job].State.Terminal() {
+	} else if !c.Jobs[o.Job].finished {
 		c.endIfOver(now, o.Job, &o)
 	}
 	return o

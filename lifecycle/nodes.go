@@ -349,7 +349,7 @@ func (b *nodeBook) loseTask(c *Cluster, now int64, ti int32, hold bool) {
 		c.waiting(ji)
 		c.freedRecs = append(c.freedRecs, f)
 	}
-	if st, over := j.Over(); over && !j.State.Terminal() {
+	if st, over := j.Over(); over {
 		c.freedRecs = c.dropMoves(c.freedRecs, ji)
 		c.Finish(ji, st, now)
 		c.ended = append(c.ended, ji)

@@ -254,9 +254,10 @@ func InFairShareCapacity(deleted bool) bool { return !deleted }
 // completed (a trial its searcher stopped early completed), however the
 // others ended, as Determined's experiment does: a trial that fails is
 // one point of the search, which goes on without it; one none of whose
-// trials completed ends as any job. The master settles its jobs by it
-// (settleJob) and the Cluster ends them by it (Job.Over), so that a job
-// ends alike live and in simulation.
+// trials completed ends as any job. Both drivers settle their jobs by it
+// through their job records (JobRecord.Settles: the master's settleJob,
+// the Cluster's Job.release), so that a job ends alike live and in
+// simulation.
 func EndedJob(tasks, failed, killed int, experiment bool) JobState {
 	switch {
 	case experiment && failed+killed < tasks:
@@ -272,9 +273,10 @@ func EndedJob(tasks, failed, killed int, experiment bool) JobState {
 // LiveJob is the state of a job that has not ended, active of its tasks
 // holding slots: running while one does, queued when none does (its
 // tasks wait to start, or again after a preemption or a lost attempt).
-// The master settles its jobs by it (settleJob); the Cluster sets it as
-// a task starts (Job.Launch) and as one lets go of its slots, however it
-// ended (Job.release).
+// Both drivers settle their jobs by it through their job records
+// (JobRecord.Settles): the master in settleJob, the Cluster as a task
+// starts (Job.Launch) and as one lets go of its slots, however it ended
+// (Job.release).
 func LiveJob(active int) JobState {
 	if active > 0 {
 		return JobRunning

@@ -156,10 +156,12 @@ func holdLocked(ctx context.Context, ja *jobsAPI, id int64, hold bool, by string
 		}
 		return false, err
 	}
-	if hold && !j.rec.Held() && !lifecycle.CanHold(j.active()) {
+	// The rule is the simulator's too (lifecycle.JobRecord.HoldChange).
+	change, refused := j.HoldChange(hold, j.active())
+	if refused {
 		return false, &httpError{status: http.StatusConflict, msg: holdRunningRefusal(id, j.rec.State, j.active())}
 	}
-	if hold == j.rec.Held() {
+	if !change {
 		return false, nil
 	}
 	heldAt, at := j.rec.HeldAt, ja.m.now()
@@ -174,7 +176,7 @@ func holdLocked(ctx context.Context, ja *jobsAPI, id int64, hold bool, by string
 		// Its time on hold is no wait for the fairness audit (waitledger.go).
 		ja.m.waits.hold(id, heldAt, at)
 	}
-	j.rec = rec
+	setJob(ja.m, j, rec)
 	j.entryGen = 0 // its entry is made anew (snapJob): left out, or back in
 	ja.m.planner.roster.touch(j)
 	ja.m.pub.markJob(j)

@@ -177,7 +177,7 @@ func (ja *jobsAPI) changeJob(ctx context.Context, p auth.Principal, u store.JobU
 		return nil, err
 	}
 	noteAudit(ctx, "%s", jobChangeDetail(j.rec, rec, ja.m.Config().DefaultQOS))
-	j.rec = rec
+	setJob(ja.m, j, rec)
 	j.spec.changed(rec)
 	j.entryGen = 0
 	ja.m.planner.roster.touch(j)

@@ -88,8 +88,8 @@ func (ja *jobsAPI) kill(ctx context.Context, j *mjob, reason string) error {
 			ja.m.sendAll(op.t, api.CommandKill, poolKillGrace(ja.m.cfg, j.rec.Pool))
 		}
 	}
-	ja.m.metric.jobEnded(j.rec.State, rec.State)
-	j.rec = rec
+	e := setJob(ja.m, j, rec)
+	ja.m.metric.jobEnded(e.From, rec.State)
 	ja.m.pub.markJob(j)
 	ja.m.log.Info("job killed", "job", id, "reason", reason, "killing", j.active())
 	ja.m.kick()

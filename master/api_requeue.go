@@ -202,7 +202,7 @@ func requeueLocked(ctx context.Context, ja *jobsAPI, id int64, hold bool, by str
 		ja.m.sendAll(op.t, api.CommandPreempt, grace)
 	}
 	if hold {
-		j.rec = rec
+		setJob(ja.m, j, rec)
 		j.entryGen = 0 // its entry is made anew (snapJob): it waits for nothing
 	}
 	ja.m.planner.roster.touch(j)

@@ -57,6 +57,9 @@ type harness struct {
 	// states watches m's tasks' changes of state (watchTaskStates),
 	// which must stay on the graph.
 	states *stateWatch
+	// jobStates watches m's jobs' changes of state (watchJobStates),
+	// restore's included, which must stay on the graph.
+	jobStates *jobWatch
 	// admin is an admin's API token, and join a join token, made at the
 	// harness's start; tokens holds the tokens of users made by as.
 	admin, join string
@@ -121,11 +124,14 @@ func (h *harness) start() {
 	if h.srv != nil {
 		h.srv.Close()
 	}
-	m, err := New(h.ctx, h.opt)
+	opt := h.opt
+	h.jobStates = watchJobStates(h.t, &opt)
+	m, err := New(h.ctx, opt)
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	h.m = m
+	h.jobStates.on(m)
 	h.states = watchTaskStates(h.t, m)
 	h.srv = httptest.NewServer(m.Handler())
 	h.t.Cleanup(h.srv.Close)

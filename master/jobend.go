@@ -7,19 +7,18 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/api"
-	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/store"
 )
 
-// endedState is the state job j, every task of which has ended, ends in
-// (lifecycle.EndedJob) and its reason: an experiment one of whose
-// trials completed is completed, and its reason counts the trials that
-// did not ("8 of 10 trials completed; 1 failed, 1 killed"), so that
-// allot jobs shows the search succeeded and what it lost.
-func endedState(j *mjob) (store.JobState, string) {
+// endedReason is the reason of job j, every task of which has ended, as
+// it ends in state to (its record's Settles, lifecycle.EndedJob): an
+// experiment one of whose trials completed is completed, and its reason
+// counts the trials that did not ("8 of 10 trials completed; 1 failed,
+// 1 killed"), so that allot jobs shows the search succeeded and what it
+// lost.
+func endedReason(j *mjob, to store.JobState) string {
 	failed, killed := j.count.get(store.TaskFailed), j.count.get(store.TaskKilled)
-	to := lifecycle.EndedJob(len(j.tasks), failed, killed, j.rec.Kind == store.KindExperiment)
 	switch {
 	case to == store.JobCompleted && failed+killed > 0:
 		var lost []string
@@ -29,14 +28,14 @@ func endedState(j *mjob) (store.JobState, string) {
 		if killed > 0 {
 			lost = append(lost, fmt.Sprintf("%d killed", killed))
 		}
-		return to, fmt.Sprintf("%d of %s completed; %s", len(j.tasks)-failed-killed,
+		return fmt.Sprintf("%d of %s completed; %s", len(j.tasks)-failed-killed,
 			plural.Count(len(j.tasks), "trial"), strings.Join(lost, ", "))
 	case to == store.JobFailed:
-		return to, failedReason(j, failed)
+		return failedReason(j, failed)
 	case to == store.JobKilled:
-		return to, killedReason(j, killed)
+		return killedReason(j, killed)
 	}
-	return to, "every task completed"
+	return "every task completed"
 }
 
 // failedReason is the reason of job j, failed tasks of which failed:
@@ -80,7 +79,7 @@ func (m *Master) endWithLastTask(ctx context.Context, j *mjob, killed bool) erro
 	if err != nil {
 		return fmt.Errorf("end job %d with its last task: %w", j.rec.ID, err)
 	}
-	j.rec = rec
+	setJob(m, j, rec)
 	return nil
 }
 

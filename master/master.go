@@ -81,6 +81,10 @@ type Options struct {
 	// DefaultUserRate and DefaultUserBurst, a negative UserRate no limit.
 	UserRate  float64
 	UserBurst int
+	// watchJob is the Master's watchJob from its start on, so that a
+	// test watches the changes a restart's restore makes too (tests
+	// only: watchJobStates).
+	watchJob func(j *mjob, from, to store.JobState)
 }
 
 // DefaultMaxNodeGPUs is the most GPUs a node may declare unless
@@ -177,6 +181,12 @@ type Master struct {
 	// lost end (amendTask), the one change off a terminal state. nil in
 	// production: one nil check.
 	watch func(t *mtask, from, to store.TaskState, amend bool)
+	// watchJob, when set (tests only: watchJobStates, by
+	// Options.watchJob, from before the restore), hears of every stored
+	// row setJob records, with the state its job left and
+	// entered, so that a test checks each change against the graph
+	// (lifecycle.JobEdge). nil in production: one nil check.
+	watchJob func(j *mjob, from, to store.JobState)
 }
 
 // defaults checks the options and fills in those left zero.
@@ -241,6 +251,7 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 		m.load = config.Load
 	}
 	m.cfgNow.Store(opt.Config)
+	m.watchJob = opt.watchJob
 	m.pub.m, m.batches.m = m, m
 	m.planner = &planner{m: m, preempted: newPreemptBudget()}
 	m.planner.limits.m, m.planner.limits.began = m, m.now()

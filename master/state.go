@@ -58,6 +58,14 @@ type mjob struct {
 	// search is the adaptive searcher of an asha or adaptive_asha
 	// experiment (experiments.go); nil otherwise.
 	search *searcher.Search
+	// JobRecord is the job's scheduling record, the one the simulator's
+	// lifecycle.Cluster keeps of each job too (its Job embeds it):
+	// its State, changed by the same transition (Enter, in setJob only,
+	// which sets rec with it: both always say the same), settled by the
+	// same rule (Settles: settleJob); Experiment, rec's kind; OnHold,
+	// rec's Held, whose change the same rule decides (HoldChange:
+	// holdLocked).
+	lifecycle.JobRecord
 }
 
 // mtask is the mirror of a task.
@@ -291,10 +299,6 @@ type mnode struct {
 	dirty bool
 }
 
-func newJob(rec store.Job) *mjob {
-	return &mjob{rec: rec}
-}
-
 func (j *mjob) idString() string { return strconv.FormatInt(j.rec.ID, 10) }
 
 // active is how many of the job's tasks hold attempts.
@@ -435,44 +439,31 @@ func killedReason(j *mjob, killed int) string {
 	}
 }
 
-// settleJob persists the job state that its tasks imply, by the rules
-// the simulator's lifecycle.Cluster follows: running while a task holds
-// an attempt, queued when none does (lifecycle.LiveJob), and once every
-// task is terminal, failed if any failed, else killed if any was killed,
-// else completed, an experiment completed once a trial did
-// (lifecycle.EndedJob, endedState), its end its last task's (its
-// processes' exit by its agents' word, jobEndedAt) while the event says
-// when the master heard. A job that was killed stays
+// settleJob persists the job state that its tasks imply, by the rule
+// the simulator's lifecycle.Cluster follows, its record's
+// (lifecycle.JobRecord.Settles): running while a task holds an attempt,
+// queued when none does (lifecycle.LiveJob), and once every task is
+// terminal, failed if any failed, else killed if any was killed, else
+// completed, an experiment completed once a trial did
+// (lifecycle.EndedJob; its reason, endedReason), its end its last
+// task's (its processes' exit by its agents' word, jobEndedAt) while
+// the event says when the master heard. A job that was killed stays
 // killed, and ends with its last task (endWithLastTask). It drops the
 // job from the mirror once it is no longer live.
 func (m *Master) settleJob(ctx context.Context, j *mjob) error {
-	to, killed := j.rec.State, j.rec.State.Terminal()
-	reason, now := "", m.now()
-	var ended time.Time // the end, not after now (the store refuses one after the transition)
-	switch {
-	case j.rec.State.Terminal():
-	case j.terminal() == len(j.tasks):
-		to, reason = endedState(j)
-		ended = jobEndedAt(j, now)
-	default:
-		switch to = lifecycle.LiveJob(j.active()); to {
-		case store.JobRunning:
-			reason = "a task started"
-		default:
-			reason = queuedReason(j)
-		}
-	}
+	killed, now := j.State.Terminal(), m.now()
+	to := j.Settles(j.tasksSay())
 	m.batches.touch(j)
-	if to != j.rec.State {
+	if to != j.State {
+		reason, ended := settleReason(j, to, now)
 		rec, err := m.batches.w().TransitionJob(ctx, store.JobTransition{ID: j.rec.ID, From: j.rec.State, To: to,
 			At: now, EndedAt: ended, Reason: reason})
 		if err != nil {
 			return fmt.Errorf("settle job %d: %w", j.rec.ID, err)
 		}
-		from := j.rec.State
-		m.batches.later(func() { m.metric.jobEnded(from, rec.State) })
-		j.rec = rec
-		if rec.State.Terminal() {
+		e := setJob(m, j, rec)
+		m.batches.later(func() { m.metric.jobEnded(e.From, rec.State) })
+		if e.Ended {
 			m.log.Info("job ended", "job", rec.ID, "state", rec.State, "reason", reason)
 		}
 	}
@@ -486,6 +477,19 @@ func (m *Master) settleJob(ctx context.Context, j *mjob) error {
 		m.wakeLogs(j.rec.ID)
 	}
 	return nil
+}
+
+// settleReason is the reason of job j's settle to state to at now, and
+// for an end, when it ended (jobEndedAt: not after now, since the store
+// refuses an end after the transition).
+func settleReason(j *mjob, to store.JobState, now time.Time) (string, time.Time) {
+	switch {
+	case to.Terminal():
+		return endedReason(j, to), jobEndedAt(j, now)
+	case to == store.JobRunning:
+		return "a task started", time.Time{}
+	}
+	return queuedReason(j), time.Time{}
 }
 
 // requeuedPreempted is the reason of a task that a preemption sent back

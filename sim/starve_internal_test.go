@@ -69,10 +69,10 @@ func TestWaited(t *testing.T) {
 		wait    int64
 		started bool
 	}{
-		{"started", lifecycle.Job{Start: 40, End: -1, State: lifecycle.JobRunning}, 30, true},
-		{"started and ended", lifecycle.Job{Start: 40, End: 90, State: lifecycle.JobCompleted}, 30, true},
-		{"killed while queued", lifecycle.Job{Start: -1, End: 70, State: lifecycle.JobKilled}, 60, false},
-		{"still queued", lifecycle.Job{Start: -1, End: -1, State: lifecycle.JobQueued}, 990, false},
+		{"started", lifecycle.Job{Start: 40, End: -1, JobRecord: lifecycle.JobRecord{State: lifecycle.JobRunning}}, 30, true},
+		{"started and ended", lifecycle.Job{Start: 40, End: 90, JobRecord: lifecycle.JobRecord{State: lifecycle.JobCompleted}}, 30, true},
+		{"killed while queued", lifecycle.Job{Start: -1, End: 70, JobRecord: lifecycle.JobRecord{State: lifecycle.JobKilled}}, 60, false},
+		{"still queued", lifecycle.Job{Start: -1, End: -1, JobRecord: lifecycle.JobRecord{State: lifecycle.JobQueued}}, 990, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
