@@ -2,6 +2,7 @@ package master
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/store"
@@ -88,5 +89,19 @@ func leftWith(m *Master, t *mtask) (string, bool) {
 // agentStoppedEnd is the end of an attempt that node's agent stopped for
 // a checkpoint, its own part (leftWith) or a gang's (agentStopped).
 func agentStoppedEnd(node string) string {
-	return "stopped for a checkpoint: node " + node + "'s agent stopped"
+	return agentStoppedLead + node + agentStoppedTail
+}
+
+// agentStoppedLead and agentStoppedTail frame agentStoppedEnd's words,
+// by which agentStoppedReason knows them again.
+const (
+	agentStoppedLead = "stopped for a checkpoint: node "
+	agentStoppedTail = "'s agent stopped"
+)
+
+// agentStoppedReason reports whether why, an attempt's end reason, is
+// agentStoppedEnd's (with the agent's words after it, leftWith's).
+func agentStoppedReason(why string) bool {
+	rest, ok := strings.CutPrefix(why, agentStoppedLead)
+	return ok && strings.Contains(rest, agentStoppedTail)
 }

@@ -70,6 +70,10 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 			x.Fenced = append(x.Fenced, fencedView(a, atts))
 			continue
 		}
+		if agentStoppedAttempt(a, d, ok) { // explainagentstop.go
+			x.AgentStopped = append(x.AgentStopped, agentStoppedView(a))
+			continue
+		}
 		why := a.Reason
 		if ok && d.Reason != "" {
 			why = preemptionWhy(ja.preemptRule(r, d, a, starts), a.Reason)
@@ -309,6 +313,9 @@ func summary(x api.Explanation, tasks int, running string) string {
 		b.WriteString(" " + resizedSentence(x.Resized))
 	}
 	if s := fencedSentence(x.Fenced); s != "" {
+		b.WriteString(" " + s)
+	}
+	if s := agentStoppedSentence(x.AgentStopped); s != "" {
 		b.WriteString(" " + s)
 	}
 	return b.String()
