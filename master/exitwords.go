@@ -69,14 +69,16 @@ const requeuedAgentStopped = "requeued after its node's agent stopped"
 // that says so: "stopped for a checkpoint: node N's agent stopped",
 // with how the task ended. Before, such an attempt read "preempted:
 // ended by SIGTERM", a preemption nobody made, even of a job that is
-// not preemptible (trial 2026-11-29d D15). The gang's case is
-// agentStopped's (agentstop.go).
+// not preemptible (trial 2026-11-29d D15). A task that ended before
+// its agent built the goodbye reports in that sync, which marks the
+// node leaving only after its reports (leave): n.goodbye says so
+// meanwhile. The gang's case is agentStopped's (agentstop.go).
 func leftWith(m *Master, t *mtask) (string, bool) {
 	if (t.rec.State != store.TaskRunning && t.rec.State != store.TaskStarting) || len(t.att.parts) != 1 {
 		return "", false
 	}
 	p := t.att.parts[0]
-	if n := m.nodes[p.node]; n == nil || !n.leaving || p.outcome != agent.OutcomePreempted {
+	if n := m.nodes[p.node]; n == nil || !n.leaving && !n.goodbye || p.outcome != agent.OutcomePreempted {
 		return "", false
 	}
 	why := agentStoppedEnd(p.node)

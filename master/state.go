@@ -269,6 +269,11 @@ type mnode struct {
 	// and its Final sync marks it left (leave.go). A restarted master
 	// reads it from the node history (restoreLeaves).
 	leaving bool
+	// goodbye is set while the reports of a sync that says the agent
+	// leaves (Leaving or Final) are applied, before leave marks the node
+	// leaving: a task that ended before the agent built its goodbye
+	// reports there, and its end is the agent's stop too (leftWith).
+	goodbye bool
 	// version is the agent's build, from its registration; it is not
 	// stored, as every agent registers again with a new master process.
 	version string
