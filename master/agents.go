@@ -490,7 +490,7 @@ func (ag *agents) finishTransitions(t *mtask, e lifecycle.Ending, v lifecycle.Ve
 		}
 		tr.End.Checkpoint = attemptCheckpoint(t.att.parts) // ckptwords.go
 		then := &store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index, From: store.TaskPreempted,
-			To: v.Then, At: tr.At, Reason: requeued}
+			To: v.Then, At: tr.At, Reason: preemptedRequeue(requeued, tr.End.Checkpoint)} // ckptwords.go
 		if requeuedTask(t.rec.Reason) && !v.Restarts() {
 			tr.Reason, then.Reason = requeuedEnd(t.rec.Reason, tr.End.Checkpoint) // api_requeue.go
 		}

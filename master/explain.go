@@ -78,6 +78,7 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 		if ok && d.Reason != "" {
 			why = preemptionWhy(ja.preemptRule(r, d, a, starts), a.Reason)
 		}
+		why += preemptedCheckpoint(a.Checkpoint) // ckptwords.go
 		x.Preemptions = append(x.Preemptions, fmt.Sprintf("task %d attempt %d at %s: %s",
 			a.Index, a.Number, a.EndedAt.UTC().Format(time.RFC3339), why))
 		x.Preempted = append(x.Preempted, api.Preemption{Task: a.Index, Attempt: a.Number, At: a.EndedAt.UTC(), Why: why})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/agent"
@@ -488,7 +489,9 @@ func (m *Master) settleJob(ctx context.Context, j *mjob) error {
 
 // requeuedPreempted is the reason of a task that a preemption sent back
 // to the queue (agents.go, restore.go), by which queuedReason tells a
-// preempted job from one whose attempts ended otherwise.
+// preempted job from one whose attempts ended otherwise: it leads the
+// reason, which says after it what the attempt left in its checkpoint
+// directory where its agents said (preemptedRequeue).
 const requeuedPreempted = "requeued after preemption"
 
 // queuedReason is why a job that holds no slots is queued, for allot job
@@ -496,7 +499,10 @@ const requeuedPreempted = "requeued after preemption"
 // holds slots" reads as if it had never run.
 func queuedReason(j *mjob) string {
 	for _, t := range j.tasks {
-		if t.rec.State == store.TaskQueued && t.rec.Reason == requeuedPreempted {
+		if t.rec.State == store.TaskQueued && strings.HasPrefix(t.rec.Reason, requeuedPreempted) {
+			if to, ok := strings.CutPrefix(t.rec.Reason, requeuedPreempted+waitingTo); ok { // preemptedRequeue
+				return "preempted; waits to " + to
+			}
 			return "preempted; waits to be rescheduled"
 		}
 		if t.rec.State == store.TaskQueued && t.rec.Reason == requeuedAgentStopped { // exitwords.go
