@@ -50,6 +50,16 @@ type Explanation struct {
 	// 21s; ..."), then what became of the task. A master older than the
 	// list puts them in the preemption lists.
 	Fenced []Preemption `json:"fenced,omitempty"`
+	// AgentStopped lists its attempts that their node's agent stopped as
+	// it shut down cleanly (allot agent --on-exit kill, allot dev
+	// stopped): a one-node task's attempt, or a gang's whose other parts
+	// then checkpointed, ended preempted (the events' cause
+	// agent_stopped) and the task waited again by its exit actions. No
+	// pass asked for it, so neither preemption list has it. Why is the
+	// end reason without its "stopped for a checkpoint: " ("node n1's
+	// agent stopped; ended by SIGTERM"). A master older than the list
+	// puts them in the preemption lists.
+	AgentStopped []Preemption `json:"agent_stopped,omitempty"`
 	// Resized lists the attempts of its elastic tasks that ended resized
 	// in place (shrunk for another job, or grown): each checkpointed and
 	// ran on at once with another size, which is no preemption.

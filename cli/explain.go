@@ -188,7 +188,7 @@ func printExplanation(w io.Writer, x api.Explanation) error {
 
 // printStops is explain's history of the job's attempts that stopped
 // without ending it: preempted, lost with their nodes, stopped by the
-// agents' fence, resized.
+// agents' fence or as their agents stopped, resized.
 func printStops(w io.Writer, x api.Explanation) {
 	switch {
 	case len(x.Preempted) > 0:
@@ -217,6 +217,12 @@ func printStops(w io.Writer, x api.Explanation) {
 		fmt.Fprintln(w, "\nStopped while the master was unreachable (the agents' fence):")
 		for _, p := range x.Fenced {
 			fmt.Fprintf(w, "  task %d attempt %d at %s: %s\n", p.Task, p.Attempt, fencedWhen(p), p.Why)
+		}
+	}
+	if len(x.AgentStopped) > 0 {
+		fmt.Fprintln(w, "\nStopped as their nodes' agents stopped:")
+		for _, p := range x.AgentStopped {
+			fmt.Fprintf(w, "  task %d attempt %d at %s: %s\n", p.Task, p.Attempt, formatTime(&p.At), p.Why)
 		}
 	}
 	if len(x.Resized) > 0 {

@@ -80,3 +80,38 @@ func TestAttemptEndFenced(t *testing.T) {
 		})
 	}
 }
+
+// TestExplainAgentStopped: attempts their nodes' agents stopped as they
+// shut down have their own heading; the preemptions do not list them.
+func TestExplainAgentStopped(t *testing.T) {
+	fixClock(t)
+	displayZone = time.UTC
+	at := time.Date(2026, 11, 29, 1, 22, 0, 0, time.UTC)
+	const head = "\nStopped as their nodes' agents stopped:\n"
+	tests := []struct {
+		name    string
+		stopped []api.Preemption
+		want    string // "" for no heading
+	}{
+		{"none", nil, ""},
+		{"one", []api.Preemption{{Task: 0, Attempt: 2, At: at, Why: "node n1's agent stopped; ended by SIGTERM"}},
+			head + "  task 0 attempt 2 at 2026-11-29 01:22:00: node n1's agent stopped; ended by SIGTERM\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := fixtureExplanation()
+			x.AgentStopped = tt.stopped
+			var b bytes.Buffer
+			if err := printExplanation(&b, x); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			if got := strings.Contains(out, head); got != (tt.want != "") || !strings.Contains(out, tt.want) {
+				t.Errorf("output, want %q:\n%s", tt.want, out)
+			}
+			if pre, _, _ := strings.Cut(out[strings.Index(out, "Preempted:"):], "\n\n"); strings.Contains(pre, "agent stopped") {
+				t.Errorf("the preemptions list the agent's stop:\n%s", out)
+			}
+		})
+	}
+}

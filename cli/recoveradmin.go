@@ -21,6 +21,9 @@ type recoverFlags struct {
 	data, db  string
 	user      string
 	revokeOld bool
+	// listen and tlsCert are allot master's --listen and --tls-cert, for
+	// the login line (recoverLogin); "" where not given.
+	listen, tlsCert string
 }
 
 func newRecoverAdminCmd() *cobra.Command {
@@ -44,8 +47,13 @@ allot token create --user NAME.
 an admin only when the store has no enabled admin left. The earlier
 tokens stay valid unless --revoke-old revokes them (do so when a lost
 token may have been found). The audit log records the recovery, with the
-local user who ran it.`,
-		Example: `  allot master recover-admin --data /var/lib/allot
+local user who ran it.
+
+Given the --listen (and --tls-cert) the master runs with, it prints the
+allot login line to use once the master is started again, with --ca and
+an address the certificate covers where the login needs them, as the
+master prints the first admin's; without --listen it says that it cannot.`,
+		Example: `  allot master recover-admin --data /var/lib/allot --listen :8443 --tls-cert /etc/allot/cert.pem
   allot master recover-admin --data ./data --db postgres://allot@db/allot --user alice --revoke-old`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -57,6 +65,8 @@ local user who ran it.`,
 	fl.StringVar(&f.db, "db", "", "the master's database URL, as allot master --db; default SQLite in the data directory")
 	fl.StringVar(&f.user, "user", "admin", "the admin to give a token")
 	fl.BoolVar(&f.revokeOld, "revoke-old", false, "revoke the admin's earlier API tokens")
+	fl.StringVar(&f.listen, "listen", "", "the master's --listen, for the login line (none: the line is not printed)")
+	fl.StringVar(&f.tlsCert, "tls-cert", "", "the master's --tls-cert, for the login line's address and --ca")
 	return cmd
 }
 
@@ -68,6 +78,9 @@ func runRecoverAdmin(ctx context.Context, stdout io.Writer, f recoverFlags) erro
 		return usageErrorf("--user: a user name is required")
 	}
 	if err := checkDB("--db", f.db); err != nil {
+		return err
+	}
+	if err := checkRecoverServe(f); err != nil {
 		return err
 	}
 	data, err := filepath.Abs(f.data)
@@ -155,7 +168,7 @@ func printRecovery(w io.Writer, f recoverFlags, r master.Recovery, path string) 
 	} else {
 		fmt.Fprintf(w, "Earlier tokens of %s stay valid (--revoke-old revokes them; allot token list shows them).\n", f.user)
 	}
-	fmt.Fprintf(w, "Start the master, then: allot login --master URL --token-file %s, and delete the file.\n", path)
+	fmt.Fprintln(w, recoverLogin(f, path))
 }
 
 // localUser names who runs the command, for the audit log.

@@ -224,15 +224,18 @@ func (ag *agents) syncReports(ctx context.Context, n *mnode, s api.Sync) (int64,
 	n.exitsHeld = exitsHeld(s.Exited) // the agent's word, whatever becomes of the batch
 	reports := slices.Clone(s.Reports)
 	slices.SortStableFunc(reports, func(a, b api.Report) int { return int(a.Seq - b.Seq) })
+	n.goodbye = s.Leaving || s.Final // leftWith (exitwords.go), before leave marks the node
 	for _, r := range reports {
 		if r.Seq <= n.acked {
 			continue // stored before; the agent missed the acknowledgement
 		}
 		if err := ag.report(ctx, n, r); err != nil {
+			n.goodbye = false
 			return n.acked, fmt.Errorf("report %d on %s: %w", r.Seq, r.Task, err)
 		}
 		n.acked = r.Seq
 	}
+	n.goodbye = false
 	runs := map[agent.TaskID]bool{}
 	for _, id := range s.Running {
 		runs[id] = true
@@ -487,7 +490,7 @@ func (ag *agents) finishTransitions(t *mtask, e lifecycle.Ending, v lifecycle.Ve
 		}
 		tr.End.Checkpoint = attemptCheckpoint(t.att.parts) // ckptwords.go
 		then := &store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index, From: store.TaskPreempted,
-			To: v.Then, At: tr.At, Reason: requeued}
+			To: v.Then, At: tr.At, Reason: preemptedRequeue(requeued, tr.End.Checkpoint)} // ckptwords.go
 		if requeuedTask(t.rec.Reason) && !v.Restarts() {
 			tr.Reason, then.Reason = requeuedEnd(t.rec.Reason, tr.End.Checkpoint) // api_requeue.go
 		}

@@ -88,6 +88,37 @@ func resumeWords(c store.Checkpoint) (to, does, several string) {
 		"resume from their checkpoints if they wrote them"
 }
 
+// waitingTo joins a requeued task's reason and the words of its return
+// (resumeWords' to).
+const waitingTo = ", waiting to "
+
+// preemptedRequeue is the reason of a task requeued as reason says: a
+// preemption's (requeuedPreempted) says after it what the ended attempt
+// left in its checkpoint directory, as a requeue's does (requeuedEnd):
+// "requeued after preemption, waiting to resume from its checkpoint",
+// "..., waiting to start over: it wrote no checkpoint". Where no agent
+// said (older agents), and for any other reason, it is reason alone.
+func preemptedRequeue(reason string, c store.Checkpoint) string {
+	if reason != requeuedPreempted || c == store.CheckpointUnknown {
+		return reason
+	}
+	to, _, _ := resumeWords(c)
+	return reason + waitingTo + to
+}
+
+// preemptedCheckpoint is what explain adds to a preempted attempt's
+// account of what it left in its checkpoint directory, by its agents'
+// word; "" where they did not say.
+func preemptedCheckpoint(c store.Checkpoint) string {
+	switch c {
+	case store.CheckpointWritten:
+		return "; it wrote a checkpoint to resume from"
+	case store.CheckpointNone:
+		return "; it wrote no checkpoint, so its task starts over"
+	}
+	return ""
+}
+
 // foldCheckpoint is what several requeued attempts left, for one
 // sentence on them all: their common value, unknown where they differ.
 // first says that acc is the fold of none yet.

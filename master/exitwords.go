@@ -2,6 +2,7 @@ package master
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/store"
@@ -68,14 +69,16 @@ const requeuedAgentStopped = "requeued after its node's agent stopped"
 // that says so: "stopped for a checkpoint: node N's agent stopped",
 // with how the task ended. Before, such an attempt read "preempted:
 // ended by SIGTERM", a preemption nobody made, even of a job that is
-// not preemptible (trial 2026-11-29d D15). The gang's case is
-// agentStopped's (agentstop.go).
+// not preemptible (trial 2026-11-29d D15). A task that ended before
+// its agent built the goodbye reports in that sync, which marks the
+// node leaving only after its reports (leave): n.goodbye says so
+// meanwhile. The gang's case is agentStopped's (agentstop.go).
 func leftWith(m *Master, t *mtask) (string, bool) {
 	if (t.rec.State != store.TaskRunning && t.rec.State != store.TaskStarting) || len(t.att.parts) != 1 {
 		return "", false
 	}
 	p := t.att.parts[0]
-	if n := m.nodes[p.node]; n == nil || !n.leaving || p.outcome != agent.OutcomePreempted {
+	if n := m.nodes[p.node]; n == nil || !n.leaving && !n.goodbye || p.outcome != agent.OutcomePreempted {
 		return "", false
 	}
 	why := agentStoppedEnd(p.node)
@@ -88,5 +91,19 @@ func leftWith(m *Master, t *mtask) (string, bool) {
 // agentStoppedEnd is the end of an attempt that node's agent stopped for
 // a checkpoint, its own part (leftWith) or a gang's (agentStopped).
 func agentStoppedEnd(node string) string {
-	return "stopped for a checkpoint: node " + node + "'s agent stopped"
+	return agentStoppedLead + node + agentStoppedTail
+}
+
+// agentStoppedLead and agentStoppedTail frame agentStoppedEnd's words,
+// by which agentStoppedReason knows them again.
+const (
+	agentStoppedLead = "stopped for a checkpoint: node "
+	agentStoppedTail = "'s agent stopped"
+)
+
+// agentStoppedReason reports whether why, an attempt's end reason, is
+// agentStoppedEnd's (with the agent's words after it, leftWith's).
+func agentStoppedReason(why string) bool {
+	rest, ok := strings.CutPrefix(why, agentStoppedLead)
+	return ok && strings.Contains(rest, agentStoppedTail)
 }

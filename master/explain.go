@@ -70,10 +70,15 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 			x.Fenced = append(x.Fenced, fencedView(a, atts))
 			continue
 		}
+		if agentStoppedAttempt(a, d, ok) { // explainagentstop.go
+			x.AgentStopped = append(x.AgentStopped, agentStoppedView(a))
+			continue
+		}
 		why := a.Reason
 		if ok && d.Reason != "" {
 			why = preemptionWhy(ja.preemptRule(r, d, a, starts), a.Reason)
 		}
+		why += preemptedCheckpoint(a.Checkpoint) // ckptwords.go
 		x.Preemptions = append(x.Preemptions, fmt.Sprintf("task %d attempt %d at %s: %s",
 			a.Index, a.Number, a.EndedAt.UTC().Format(time.RFC3339), why))
 		x.Preempted = append(x.Preempted, api.Preemption{Task: a.Index, Attempt: a.Number, At: a.EndedAt.UTC(), Why: why})
@@ -309,6 +314,9 @@ func summary(x api.Explanation, tasks int, running string) string {
 		b.WriteString(" " + resizedSentence(x.Resized))
 	}
 	if s := fencedSentence(x.Fenced); s != "" {
+		b.WriteString(" " + s)
+	}
+	if s := agentStoppedSentence(x.AgentStopped); s != "" {
 		b.WriteString(" " + s)
 	}
 	return b.String()

@@ -93,6 +93,7 @@ func TestAgentLeave(t *testing.T) {
 				t.Fatalf("the attempt's reason %q, want it to say that node n1's agent stopped", r)
 			}
 			checkAgentStoppedEvent(t, h, id)
+			checkExplainAgentStopped(t, h, id) // explainagentstop_test.go
 			if tt.want != "" && task.Attempts[1].Placement[0].Node != tt.want {
 				t.Fatalf("the requeued task went to %+v, want %s", task.Attempts[1].Placement, tt.want)
 			}
@@ -172,6 +173,7 @@ func TestAgentLeaveGang(t *testing.T) {
 			}
 			if !gang {
 				checkLeaveEnd(t, h, id, "")
+				checkExplainAgentStopped(t, h, id) // explainagentstop_test.go
 				return
 			}
 			if tt.restart {
@@ -209,6 +211,7 @@ func TestAgentLeaveGang(t *testing.T) {
 			b.Exit(tid(id, 0, 1), agent.OutcomePreempted, 0)
 			h.sync(b)
 			checkLeaveEnd(t, h, id, "n1's agent stopped")
+			checkExplainAgentStopped(t, h, id) // explainagentstop_test.go
 		})
 	}
 }

@@ -160,8 +160,12 @@ func (r *restorer) restoreJob(ctx context.Context, id int64, j *mjob) error {
 	// started it kept it (startMF): a pass that finds the job pending
 	// again replaces it, as before the restart.
 	j.startMF = last.StartPriority
+	preempts, err := r.killedPreempting(ctx, j, tasks) // restorekill.go
+	if err != nil {
+		return fmt.Errorf("job %d: %w", id, err)
+	}
 	for _, rec := range tasks {
-		if err := r.restoreTask(j, rec, open); err != nil {
+		if err := r.restoreTask(j, rec, open, preempts[rec.Index]); err != nil {
 			return err
 		}
 	}
@@ -191,8 +195,10 @@ func (r *restorer) restoreJob(ctx context.Context, id int64, j *mjob) error {
 
 // restoreTask adds task rec of job j to the mirror, with its open attempt
 // (from open, by task index) while it is active, and sends again the
-// preempt or kill a stopping task was sent.
-func (r *restorer) restoreTask(j *mjob, rec store.Task, open map[int]store.Attempt) error {
+// preempt or kill a stopping task was sent; preemptBy is, for a task
+// killed while it was being preempted, that preemption's deadline
+// (killedPreempting), zero else.
+func (r *restorer) restoreTask(j *mjob, rec store.Task, open map[int]store.Attempt, preemptBy time.Time) error {
 	m := r.m
 	t := newTask(j, rec)
 	j.tasks = append(j.tasks, t)
@@ -228,7 +234,13 @@ func (r *restorer) restoreTask(j *mjob, rec store.Task, open map[int]store.Attem
 	case store.TaskKilling:
 		t.Stop.Kill(store.TaskKilled, "") // for a cause not known
 		// The grace again, in full: an agent still killing the
-		// attempt keeps its first deadline (agent.Task.Kill).
+		// attempt keeps its first deadline (agent.Task.Kill), which a
+		// kill during a preemption keeps at the preemption's where
+		// that came first: so does sendAll then, for the views and the
+		// forecast, as before the restart.
+		if !preemptBy.IsZero() {
+			t.att.stop, t.att.stopBy = api.Command{Type: api.CommandPreempt, Task: t.id()}, preemptBy
+		}
 		m.sendAll(t, api.CommandKill, poolKillGrace(m.cfg, j.rec.Pool))
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/agent"
@@ -284,6 +285,11 @@ type mnode struct {
 	// and its Final sync marks it left (leave.go). A restarted master
 	// reads it from the node history (restoreLeaves).
 	leaving bool
+	// goodbye is set while the reports of a sync that says the agent
+	// leaves (Leaving or Final) are applied, before leave marks the node
+	// leaving: a task that ended before the agent built its goodbye
+	// reports there, and its end is the agent's stop too (leftWith).
+	goodbye bool
 	// version is the agent's build, from its registration; it is not
 	// stored, as every agent registers again with a new master process.
 	version string
@@ -494,7 +500,9 @@ func settleReason(j *mjob, to store.JobState, now time.Time) (string, time.Time)
 
 // requeuedPreempted is the reason of a task that a preemption sent back
 // to the queue (agents.go, restore.go), by which queuedReason tells a
-// preempted job from one whose attempts ended otherwise.
+// preempted job from one whose attempts ended otherwise: it leads the
+// reason, which says after it what the attempt left in its checkpoint
+// directory where its agents said (preemptedRequeue).
 const requeuedPreempted = "requeued after preemption"
 
 // queuedReason is why a job that holds no slots is queued, for allot job
@@ -502,7 +510,10 @@ const requeuedPreempted = "requeued after preemption"
 // holds slots" reads as if it had never run.
 func queuedReason(j *mjob) string {
 	for _, t := range j.tasks {
-		if t.rec.State == store.TaskQueued && t.rec.Reason == requeuedPreempted {
+		if t.rec.State == store.TaskQueued && strings.HasPrefix(t.rec.Reason, requeuedPreempted) {
+			if to, ok := strings.CutPrefix(t.rec.Reason, requeuedPreempted+waitingTo); ok { // preemptedRequeue
+				return "preempted; waits to " + to
+			}
 			return "preempted; waits to be rescheduled"
 		}
 		if t.rec.State == store.TaskQueued && t.rec.Reason == requeuedAgentStopped { // exitwords.go
