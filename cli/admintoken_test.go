@@ -37,14 +37,14 @@ func TestAdminTokenFileReminder(t *testing.T) {
 			if err := os.Remove(path); err != nil {
 				t.Fatal(err)
 			}
-		}, "", `recover="allot master recover-admin --data ` + dir + `"`},
+		}, "", `recover="allot master recover-admin --data ` + dir + ` --listen 127.0.0.1:8080"`},
 		{"restart on another database", func() {}, "postgres://u:secret@db/allot", `recover-admin --data ` + dir + ` --db <this master's --db>`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.before()
 			var log bytes.Buffer
-			if err := bootstrapAdmin(context.Background(), st, dir, tc.db, "http://m:8080", "", slog.New(slog.NewTextHandler(&log, nil))); err != nil {
+			if err := bootstrapAdmin(context.Background(), st, dir, recoverHint(dir, tc.db, "127.0.0.1:8080", ""), "http://m:8080", "", slog.New(slog.NewTextHandler(&log, nil))); err != nil {
 				t.Fatal(err)
 			}
 			if !strings.Contains(log.String(), tc.want) || strings.Contains(log.String(), "secret") {
@@ -54,6 +54,26 @@ func TestAdminTokenFileReminder(t *testing.T) {
 				if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
 					t.Fatalf("token file: %v, %v; want mode 0600", fi, err)
 				}
+			}
+		})
+	}
+}
+
+// TestRecoverHint: the recover-admin command a restarted master suggests
+// carries its --listen and --tls-cert, which recover-admin needs to print
+// a login line that works (recoverLogin), and never the --db's value.
+func TestRecoverHint(t *testing.T) {
+	for _, tc := range []struct {
+		name, db, listen, cert, want string
+	}{
+		{"plain", "", ":8080", "", "allot master recover-admin --data /d --listen :8080"},
+		{"tls", "", "0.0.0.0:8443", "/etc/allot/cert.pem", "allot master recover-admin --data /d --listen 0.0.0.0:8443 --tls-cert /etc/allot/cert.pem"},
+		{"postgres", "postgres://u:secret@db/allot", ":8080", "", "allot master recover-admin --data /d --db <this master's --db> --listen :8080"},
+		{"quoted", "", ":8080", "/my certs/c.pem", "allot master recover-admin --data /d --listen :8080 --tls-cert '/my certs/c.pem'"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := recoverHint("/d", tc.db, tc.listen, tc.cert); got != tc.want {
+				t.Errorf("recoverHint = %q, want %q", got, tc.want)
 			}
 		})
 	}

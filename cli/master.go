@@ -161,7 +161,8 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 	if f.serve.tlsCert != "" {
 		url = f.serve.scheme() + "://" + loginAddr(f.serve.tlsCert, ln.Addr().String())
 	}
-	if err := bootstrapAdmin(ctx, st, f.data, f.db, url, loginCA(f.serve.tlsCert), logger); err != nil {
+	hint := recoverHint(f.data, f.db, f.listen, f.serve.tlsCert)
+	if err := bootstrapAdmin(ctx, st, f.data, hint, url, loginCA(f.serve.tlsCert), logger); err != nil {
 		return err
 	}
 	// Requests share ctx, so that held syncs and log polls end at shutdown.
@@ -308,6 +309,22 @@ func listenFlag(addr string) (net.Listener, error) {
 	return ln, nil
 }
 
+// recoverHint is the recover-admin command for a master started with
+// these flags: with its --listen and --tls-cert, so that the login line
+// recover-admin prints names the address and --ca (recoverLogin), and
+// its --db left for the admin to fill in, as it may hold a password.
+func recoverHint(data, db, listen, tlsCert string) string {
+	hint := "allot master recover-admin --data " + shellQuote(data)
+	if db != "" {
+		hint += " --db <this master's --db>"
+	}
+	hint += " --listen " + shellQuote(listen)
+	if tlsCert != "" {
+		hint += " --tls-cert " + shellQuote(tlsCert)
+	}
+	return hint
+}
+
 // AdminTokenFile is the file in the data directory where a master's first
 // start leaves the first admin's API token.
 const AdminTokenFile = "admin.token"
@@ -317,10 +334,11 @@ const AdminTokenFile = "admin.token"
 // the master's user only, in the data directory. On a later start it
 // says why it wrote none, and how to get one back (recover-admin), since
 // a master given a new --data on an existing database finds no file.
+// recover is the recover-admin command it suggests then (recoverHint).
 // ca is the CA file the login needs for an HTTPS master (loginCA), which
 // its login command names with --ca, as allot token create does; "" for
 // none.
-func bootstrapAdmin(ctx context.Context, st store.Store, data, db, url, ca string, logger *slog.Logger) error {
+func bootstrapAdmin(ctx context.Context, st store.Store, data, recover, url, ca string, logger *slog.Logger) error {
 	token, err := master.BootstrapAdmin(ctx, st, "admin", "first admin", true, time.Now().UTC())
 	path := filepath.Join(data, AdminTokenFile)
 	if err != nil {
@@ -334,12 +352,8 @@ func bootstrapAdmin(ctx context.Context, st store.Store, data, db, url, ca strin
 				"token_file", path)
 			return nil
 		}
-		hint := "allot master recover-admin --data " + data
-		if db != "" {
-			hint += " --db <this master's --db>"
-		}
 		logger.Info("no admin token written: the database already has users, so this is not a first start; an admin makes tokens with allot token create, and if every admin token is lost, stop the master and run recover-admin (docs/security.md)",
-			"token_file", path, "recover", hint)
+			"token_file", path, "recover", recover)
 		return nil
 	}
 	if err := writeSecretFile(path, token+"\n"); err != nil {
