@@ -235,6 +235,12 @@ type Attempt struct {
 	// master was unreachable, and its Reason says so (allot job show's
 	// END fenced). A master older than it leaves it false.
 	Fenced bool `json:"fenced,omitempty"`
+	// AgentStopped, for an attempt ended preempted, says that no pass
+	// asked for it either: its node's agent stopped it for a checkpoint
+	// as the agent shut down cleanly (allot agent --on-exit kill, allot
+	// dev stopped), and its Reason says so (allot job show's END
+	// agent-stopped). A master older than it leaves it false.
+	AgentStopped bool `json:"agent_stopped,omitempty"`
 }
 
 // PreemptedBy names who preempted an attempt, and why. Name, User and

@@ -71,6 +71,7 @@ func TestAttemptEndFenced(t *testing.T) {
 	}{
 		{"fenced", api.Attempt{EndState: "preempted", Fenced: true, Reason: "preempted: stopped by the agent's fence"}, "fenced"},
 		{"preempted", api.Attempt{EndState: "preempted", Reason: "preempted: ended by SIGTERM"}, "preempted"},
+		{"agent stopped", api.Attempt{EndState: "preempted", AgentStopped: true, Reason: "stopped for a checkpoint: node n1's agent stopped"}, "agent-stopped"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -210,6 +210,10 @@ func attemptEnd(a api.Attempt) string {
 		// Its agent's fence stopped it, the master unreachable: no
 		// pass preempted it (trial 2026-11-29a A8).
 		return "fenced"
+	case a.AgentStopped:
+		// Its node's agent stopped it as the agent shut down: no pass
+		// preempted it either.
+		return "agent-stopped"
 	case a.PreemptedBy != nil && a.PreemptedBy.Reason == "resized", strings.HasSuffix(a.Reason, "checkpointed to resize"):
 		return "resized"
 	case a.PreemptedBy != nil && a.PreemptedBy.Reason == "moved", strings.HasSuffix(a.Reason, "checkpointed to move"):

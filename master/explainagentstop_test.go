@@ -25,6 +25,13 @@ func checkExplainAgentStopped(t *testing.T, h *harness, id int64) {
 		!strings.HasPrefix(x.AgentStopped[0].Why, "node n1's agent stopped") {
 		t.Fatalf("agent_stopped %+v, want task 0 attempt 1, node n1's agent stopped", x.AgentStopped)
 	}
+	var job api.Job
+	if code := h.do("GET", fmt.Sprintf("/api/v1/jobs/%d", id), nil, &job); code != 200 {
+		t.Fatalf("job: %d", code)
+	}
+	if a := job.TaskList[0].Attempts[0]; !a.AgentStopped || a.PreemptedBy != nil || a.Fenced {
+		t.Fatalf("attempt 1 %+v: want agent_stopped, no preempted_by, not fenced", a)
+	}
 	if strings.Contains(x.Summary, "preempted") ||
 		!strings.Contains(x.Summary, "Its task 0 was stopped once for a checkpoint as its node's agent stopped") {
 		t.Fatalf("summary %q, want the agent's stop and no preemption", x.Summary)

@@ -29,9 +29,13 @@ func (ja *jobsAPI) preemptedBy(ctx context.Context, view *api.Job) error {
 		return fmt.Errorf("read who preempted job %d: %w", view.ID, err)
 	}
 	by := map[attemptKey]store.Event{}
+	agentStopped := map[attemptKey]bool{}
 	for _, e := range evs {
 		if e.ForJob != 0 {
 			by[attemptKey{e.JobID, e.Index, e.Attempt}] = e
+		}
+		if e.Cause == store.CauseAgentStopped {
+			agentStopped[attemptKey{e.JobID, e.Index, e.Attempt}] = true
 		}
 	}
 	recs := map[int64]store.Job{}
@@ -40,6 +44,9 @@ func (ja *jobsAPI) preemptedBy(ctx context.Context, view *api.Job) error {
 		t := &view.TaskList[i]
 		for k := range t.Attempts {
 			a := &t.Attempts[k]
+			if agentStopped[attemptKey{view.ID, t.Index, a.Number}] && a.EndState == string(store.AttemptPreempted) {
+				a.AgentStopped = true
+			}
 			e, ok := by[attemptKey{view.ID, t.Index, a.Number}]
 			if !ok {
 				continue

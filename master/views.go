@@ -412,6 +412,10 @@ func attemptView(a store.Attempt) api.Attempt {
 	v.ReportedEnd, v.Stopped = string(a.ReportedEnd), lostStopped(a) // lostnote.go
 	// A pass's preemption of it, if one asked, clears it (preemptedby.go).
 	v.Fenced = fencedEnd(a, false) // explainfenced.go
+	// A gang's part, which ends with its gang's words, is known by its
+	// preempting event's cause (preemptedBy); a one-node task's by its
+	// end reason.
+	v.AgentStopped = agentStoppedAttempt(a, store.Event{}, false) // explainagentstop.go
 	return v
 }
 

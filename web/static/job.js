@@ -431,6 +431,9 @@ function attemptEnd(a) {
   // Its agent's fence stopped it while the master was unreachable: no
   // pass preempted it.
   if (a.fenced) return 'fenced';
+  // Its node's agent stopped it as the agent shut down: no pass
+  // preempted it either.
+  if (a.agent_stopped) return 'agent-stopped';
   const rule = a.preempted_by ? a.preempted_by.reason : '';
   if (rule === 'resized' || (a.reason || '').endsWith('checkpointed to resize')) return 'resized';
   if (rule === 'moved' || (a.reason || '').endsWith('checkpointed to move')) return 'moved';
