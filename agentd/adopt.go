@@ -88,9 +88,18 @@ func (o orphans) probeOrphan(r stateRecord, members []int) orphanProbe {
 // in the file's order, whichever adoption reads them: an agent that
 // adopts the attempt again reads the file from its start, and the master
 // stores a line it has already once.
+//
+// endedNoteSeqBase numbers the agent's line on an attempt that ended
+// while no agent ran, which follows the file's lines (deliverEndedOutput):
+// above any line of the file (one JSON record a line, within the file's
+// cap of 64 MiB by default, far fewer than 2^32 lines), and close enough
+// to adoptSeqBase that a gang's numbering (the master's gangSeq, Seq
+// times the parts) stays below 2^53, which the dashboard's numbers hold
+// exactly, as the file's lines do.
 const (
 	adoptSeqBase       = 1 << 40
 	adoptOutputSeqBase = adoptSeqBase + 1<<20
+	endedNoteSeqBase   = adoptOutputSeqBase + 1<<32
 )
 
 // adopt takes over a recorded attempt: it runs as before, listed at
@@ -131,8 +140,13 @@ func orphanOutputNote(keeps bool) string {
 		return "Its task shim, started by an older agent, keeps no output file: the output since the previous " +
 			"agent process died is lost, as are the lines that process had read and not yet delivered."
 	}
-	return fmt.Sprintf("The output since the previous agent process died comes from the task shim's output file; lost are "+
-		"the lines that process had read and not yet delivered (a line it was reading loses its start), "+
+	return "The output since the previous agent process died comes from the task shim's output file; lost are " + orphanLost()
+}
+
+// orphanLost lists what a shim's output file cannot give back, for the
+// agent's lines on adopted and ended attempts.
+func orphanLost() string {
+	return fmt.Sprintf("the lines that process had read and not yet delivered (a line it was reading loses its start), "+
 		"lines past the file's cap, and output of the task's processes more than %v after its shell exited.",
 		agent.ShimOutputGrace)
 }

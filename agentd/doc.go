@@ -244,7 +244,9 @@
 //     reports its end, and it stores an attempt's lines after its end
 //     as before (only a gang's parts lose their interleaving then). The
 //     output file's lines are delivered as an adopter's, numbered alike,
-//     after an "[allot agent]" line (ended.go). Until they are handled
+//     then an "[allot agent]" line numbered after them (endedNoteSeqBase:
+//     the log reads in Seq order, and every line of the file is older
+//     than the agent's), ended.go. Until they are handled
 //     the attempt stays in the state file, marked ended (only its output
 //     is looked at then, never its group), and its file on disk; then
 //     both go. An agent that stops or dies first leaves them to the next

@@ -11,6 +11,7 @@ package agentd
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -65,18 +66,25 @@ func (o orphans) deliverEnded() {
 }
 
 // deliverEndedOutput ships an ended attempt's output file as an adopter
-// would have: the agent's line, then the file's lines, which wait in the
-// file for room in the log buffer. Once they are handled the file is
-// removed and the record dropped from the state file; if the agent stops
-// first, both stay for the next agent.
+// would have: the file's lines, which wait in the file for room in the
+// log buffer, then the agent's line on them. The line comes last, by its
+// Seq (endedNoteSeqBase) as by its time, since every line of the file is
+// older: placed first, as an adopter places its own, it stood stamped
+// after the lines below it, as if the task had printed them once the
+// agent was back (trial 2026-11-29e E10). Once they are handled the file
+// is removed and the record dropped from the state file; if the agent
+// stops first, both stay for the next agent.
 func (o orphans) deliverEndedOutput(r stateRecord) {
 	a := o.a
 	log := a.log.With("task", r.Task.String())
 	path := endedOutputFile(r)
-	a.ship.pushWait(r.Task, agent.LogLine{Seq: adoptSeqBase + uint64(r.Adoptions), Time: time.Now().UTC(), Stream: agent.Stderr,
-		Text: "[allot agent] the node's agent restarted; this attempt had ended while no agent ran. " + orphanOutputNote(true)})
 	rd := agent.NewOutputReader(path, adoptOutputSeqBase)
 	err := rd.Read(func(l agent.LogLine) { a.ship.pushWait(r.Task, l) })
+	now := time.Now().UTC()
+	a.ship.pushWait(r.Task, agent.LogLine{Seq: endedNoteSeqBase + uint64(r.Adoptions), Time: now, Stream: agent.Stderr,
+		Text: fmt.Sprintf("[allot agent] the node's agent restarted (at %s) and found that this attempt had ended while no agent ran: "+
+			"its output since the previous agent process died, the lines above, was read from the task shim's output file. Lost are %s",
+			now.Format(time.RFC3339), orphanLost())})
 	records, unsound, torn := rd.Close()
 	if err != nil {
 		log.Error("cannot read the output file of an attempt that ended while no agent ran; it stays for a person to read, and the next agent tries again",

@@ -3,10 +3,12 @@
 package agentd
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -145,6 +147,7 @@ func TestEndedWhileAgentDownDeliversOutput(t *testing.T) {
 					t.Errorf("%d lines of the agent's, want 1: %q", notes, fm.logText(s.ID()))
 				}
 				checkAfterOrder(t, fm, s.ID(), n)
+				checkNoteLast(t, fm, s.ID())
 			})
 		})
 	}
@@ -163,4 +166,32 @@ func awaitDelivered(t *testing.T, fm *fakeMaster, dir string, id agent.TaskID, o
 	ctxWait(t, "the record's removal from the state file", func() bool {
 		return len(readStateFile(t, dir).Attempts) == 0
 	})
+}
+
+// checkNoteLast checks that the agent's line on an attempt that ended
+// while no agent ran reads last, as the master serves a log (by Seq),
+// and is stamped no earlier than any line of the task's above it: placed
+// first, it stood above older lines (trial 2026-11-29e E10).
+func checkNoteLast(t *testing.T, fm *fakeMaster, id agent.TaskID) {
+	t.Helper()
+	var lines []api.AgentLogLine
+	for _, l := range fm.logs {
+		if l.Task == id {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		t.Fatal("no lines")
+	}
+	slices.SortFunc(lines, func(a, b api.AgentLogLine) int { return cmp.Compare(a.Seq, b.Seq) })
+	last := lines[len(lines)-1]
+	if !strings.HasPrefix(last.Text, "[allot agent]") || !strings.Contains(last.Text, "the lines above") {
+		t.Errorf("the last line by Seq is %q, want the agent's line on the lines above it", last.Text)
+	}
+	for _, l := range lines[:len(lines)-1] {
+		if l.Time.After(last.Time) {
+			t.Errorf("line %d %q at %s is later than the agent's line below it, at %s", l.Seq, l.Text, l.Time, last.Time)
+			break
+		}
+	}
 }

@@ -56,8 +56,11 @@ func masterSource(cmd *cobra.Command) (addr, from string) {
 	if c, path, err := loadCredentials(); err == nil && c.Current != "" {
 		return c.Current, fmt.Sprintf("the current master of %s (allot login)", path)
 	}
-	return DefaultMaster, "the default master"
+	return DefaultMaster, defaultMasterSource
 }
+
+// defaultMasterSource is masterSource's from for DefaultMaster.
+const defaultMasterSource = "the default master"
 
 // masterClient is the client of the master the command names. An address
 // that is not one is a usage error (exit 2), named with where it came

@@ -65,6 +65,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}
+	err = notLoggedIn(cmd, err)
 	var ue *usageError
 	if errors.As(err, &ue) && ue.cmd != "" && ue.Error() == err.Error() {
 		fmt.Fprintln(stderr, err) // it starts with the command: "allot job show: ..."

@@ -140,43 +140,42 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 	}
 	defer func() { release(serving) }()
 	warnOpenData(logger, f.data)
-	st, err := store.OpenWait(ctx, f.db, f.data, f.dbWait, logger)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
 	// A master that lost the database's master lock to another (PostgreSQL
 	// came back and the other took it first) stops: its store refuses
-	// every write from then on.
+	// every write from then on. Requests share ctx, so that held syncs
+	// and log polls end at shutdown.
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	lost := store.LockLost(st)
-	m, err := master.New(ctx, master.Options{Store: st, Config: cfg, ConfigPath: f.config, DataDir: f.data, CheckpointRoot: f.ckpt, Logger: logger,
-		UI: web.Handler(), MaxNodeGPUs: f.serve.maxNodeGPUs, PrivateMetrics: f.serve.privateMetrics,
-		UserRate: f.serve.userRate, UserBurst: f.serve.userBurst})
-	if err != nil {
-		return err
-	}
+	// The address answers from here on: while the store opens (a
+	// PostgreSQL not up yet is waited for up to --db-wait), front says
+	// why the master does not serve yet, rather than leaving probes and
+	// the CLI to time out (trial 2026-11-29e E7).
+	front := master.NewStarting()
+	srv := master.NewServer(front, sopt, func(net.Listener) context.Context { return ctx })
+	served := make(chan error, 1)
+	go func() { served <- master.Serve(srv, ln, sopt) }()
 	url := f.serve.scheme() + "://" + ln.Addr().String()
 	if f.serve.tlsCert != "" {
 		url = f.serve.scheme() + "://" + loginAddr(f.serve.tlsCert, ln.Addr().String())
 	}
-	hint := recoverHint(f.data, f.db, f.listen, f.serve.tlsCert)
-	if err := bootstrapAdmin(ctx, st, f.data, hint, url, loginCA(f.serve.tlsCert), logger); err != nil {
+	m, st, err := openMaster(ctx, logger, f, cfg, url, front)
+	if err != nil {
+		srv.Close()
 		return err
 	}
-	// Requests share ctx, so that held syncs and log polls end at shutdown.
-	srv := master.NewServer(m.Handler(), sopt, func(net.Listener) context.Context { return ctx })
+	defer st.Close()
+	lost := store.LockLost(st)
 	go reloadOnHangup(ctx, m)
 	loop := make(chan error, 1)
 	go func() { loop <- m.Run(ctx) }()
-	served := make(chan error, 1)
-	go func() { served <- master.Serve(srv, ln, sopt) }()
+	front.Serve(m.Handler())
 	serving = true
 	logger.Info("master serving", "addr", ln.Addr().String(), "url", url, "data", f.data, "store", store.Describe(f.db, f.data))
 	var lostErr error
 	select {
 	case err := <-served:
+		stop()
+		<-loop
 		return fmt.Errorf("serve: %w", err)
 	case lostErr = <-lost:
 		logger.Error("stopping: another master took the database", "err", lostErr)
@@ -192,6 +191,29 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 		return fmt.Errorf("--db: %w", lostErr)
 	}
 	return err
+}
+
+// openMaster opens the store, waiting for a PostgreSQL that is not up
+// yet (front tells callers meanwhile), and makes the master on it, with
+// the first admin on a first start. On an error, nothing is left open.
+func openMaster(ctx context.Context, logger *slog.Logger, f masterFlags, cfg *config.Config, url string,
+	front *master.Starting) (*master.Master, store.Store, error) {
+	st, err := store.OpenWait(ctx, f.db, f.data, f.dbWait, logger, front.Waiting)
+	if err != nil {
+		return nil, nil, err
+	}
+	front.Loading()
+	m, err := master.New(ctx, master.Options{Store: st, Config: cfg, ConfigPath: f.config, DataDir: f.data, CheckpointRoot: f.ckpt, Logger: logger,
+		UI: web.Handler(), MaxNodeGPUs: f.serve.maxNodeGPUs, PrivateMetrics: f.serve.privateMetrics,
+		UserRate: f.serve.userRate, UserBurst: f.serve.userBurst})
+	if err == nil {
+		err = bootstrapAdmin(ctx, st, f.data, recoverHint(f.data, f.db, f.listen, f.serve.tlsCert), url, loginCA(f.serve.tlsCert), logger)
+	}
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return m, st, nil
 }
 
 // warnOpenData warns of a data directory others may read (one made

@@ -1,6 +1,10 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/api"
@@ -10,16 +14,24 @@ import (
 // checkWhen reads a time flag (--since, --until) by the master's own rule
 // (api.ParseWhen), so that a bad value is a usage error naming the flag
 // rather than the master's 400 naming its query parameter. It takes
-// Slurm's local times too (sacct -S 18:30, -S 2026-11-28T18:30, -S
-// 2026-11-28), which it returns as RFC 3339 to send: norm is what the
+// Slurm's times too: local ones (sacct -S 18:30, -S 2026-11-28T18:30, -S
+// 2026-11-28) and its words (-E now, -S now-2hours, -S today,
+// midnight), which it returns as RFC 3339 to send: norm is what the
 // master is to get.
 func checkWhen(flag, v string, now time.Time) (t time.Time, norm string, err error) {
-	if lt, ok := slurmTime(v, now); ok {
+	lt, ok, err := slurmWord(v, now)
+	if err != nil {
+		return t, v, usageErrorf("%s: %w, got %q", flag, err, v)
+	}
+	if !ok {
+		lt, ok = slurmTime(v, now)
+	}
+	if ok {
 		return lt.UTC(), lt.UTC().Format(time.RFC3339), nil
 	}
 	t, err = api.ParseWhen(v, now)
 	if err != nil {
-		return t, v, usageErrorf("%s: %w, or a local time as sacct takes it (18:30, 2026-11-28T18:30, 2026-11-28), got %q", flag, err, v)
+		return t, v, usageErrorf("%s: %w, or a time as sacct takes it (18:30, 2026-11-28T18:30, 2026-11-28, now, now-2hours, today, midnight), got %q", flag, err, v)
 	}
 	return t, v, nil
 }
@@ -43,6 +55,71 @@ func slurmTime(v string, now time.Time) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
+}
+
+// slurmDayTimes are the times of day sacct takes by name, today's (as
+// sacct's -S and -E read them: the past is meant).
+var slurmDayTimes = map[string]int{"midnight": 0, "elevenses": 11, "noon": 12, "fika": 15, "teatime": 16}
+
+// slurmUnits are the units of sacct's now+COUNT and now-COUNT; a count
+// without one is seconds.
+var slurmUnits = map[string]time.Duration{
+	"": time.Second, "second": time.Second, "seconds": time.Second,
+	"minute": time.Minute, "minutes": time.Minute, "hour": time.Hour, "hours": time.Hour,
+	"day": 24 * time.Hour, "days": 24 * time.Hour, "week": 7 * 24 * time.Hour, "weeks": 7 * 24 * time.Hour,
+}
+
+// slurmNowSpan bounds now±COUNT, far beyond any history and within a
+// time.Duration.
+const slurmNowSpan = 100 * 365 * 24 * time.Hour
+
+// errSlurmNow says what sacct's now form takes.
+var errSlurmNow = errors.New("expected now, or now+COUNT or now-COUNT with a unit of seconds (the default), minutes, hours, days or weeks (now-2hours, now-30minutes)")
+
+// slurmWord reads sacct's named times, in any case: now and now±COUNT
+// [UNIT] (trial 2026-11-29e E8: -E now was refused), today and
+// tomorrow (their midnights), and midnight, noon and the other
+// times of day (today's). ok is false for any other value, which is
+// left to the other forms; err is set for a now form that is wrong.
+func slurmWord(v string, now time.Time) (t time.Time, ok bool, err error) {
+	w := strings.ToLower(strings.TrimSpace(v))
+	y, m, d := now.Date()
+	switch w {
+	case "today":
+		return time.Date(y, m, d, 0, 0, 0, 0, now.Location()), true, nil
+	case "tomorrow":
+		return time.Date(y, m, d+1, 0, 0, 0, 0, now.Location()), true, nil
+	}
+	if h, named := slurmDayTimes[w]; named {
+		return time.Date(y, m, d, h, 0, 0, 0, now.Location()), true, nil
+	}
+	rest, isNow := strings.CutPrefix(w, "now")
+	if !isNow {
+		return t, false, nil
+	}
+	rest = strings.TrimSpace(rest)
+	if rest == "" {
+		return now, true, nil
+	}
+	sign := time.Duration(1)
+	switch rest[0] {
+	case '-':
+		sign = -1
+	case '+':
+	default:
+		return t, false, errSlurmNow
+	}
+	rest = strings.TrimSpace(rest[1:])
+	digits := len(rest) - len(strings.TrimLeft(rest, "0123456789"))
+	count, cerr := strconv.ParseInt(rest[:digits], 10, 32)
+	unit, known := slurmUnits[strings.TrimSpace(rest[digits:])]
+	if digits == 0 || cerr != nil || !known {
+		return t, false, errSlurmNow
+	}
+	if time.Duration(count) > slurmNowSpan/unit {
+		return t, false, fmt.Errorf("%w, at most 100 years away", errSlurmNow)
+	}
+	return now.Add(sign * time.Duration(count) * unit), true, nil
 }
 
 // checkWindow checks the flags of a window before it is sent: each time,

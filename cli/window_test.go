@@ -18,7 +18,7 @@ func TestWindowFlags(t *testing.T) {
 		args   []string
 		stderr string // substring
 	}{
-		{"fairness negative since", []string{"fairness", "--since", "-5m"}, `--since: expected an RFC 3339 time (2026-11-01T00:00:00Z) or a duration ago ("36h", "7d"), or a local time as sacct takes it (18:30, 2026-11-28T18:30, 2026-11-28), got "-5m"`},
+		{"fairness negative since", []string{"fairness", "--since", "-5m"}, `--since: expected an RFC 3339 time (2026-11-01T00:00:00Z) or a duration ago ("36h", "7d"), or a time as sacct takes it (18:30, 2026-11-28T18:30, 2026-11-28, now, now-2hours, today, midnight), got "-5m"`},
 		{"fairness word since", []string{"fairness", "--since", "banana"}, `--since: expected an RFC 3339 time`},
 		{"fairness bad until", []string{"fairness", "--until", "later"}, `--until: expected an RFC 3339 time`},
 		{"history negative since", []string{"history", "--since", "-1h"}, `--since: expected`},
@@ -33,6 +33,10 @@ func TestWindowFlags(t *testing.T) {
 			`--since 1h is not before --history-until 2h`},
 		{"sim history until", []string{"sim", "--from-history", "--history-until", "-1h"}, `--history-until: expected an RFC 3339 time`},
 		{"compare history since", []string{"sim", "compare", "--from-history", "--since", "soon"}, `--since: expected`},
+		{"history now with a bad unit", []string{"history", "-S", "now-2parsecs"}, `--since: expected now, or now+COUNT or now-COUNT with a unit of seconds (the default), minutes, hours, days or weeks (now-2hours, now-30minutes), got "now-2parsecs"`},
+		{"history now without a count", []string{"history", "-E", "now-hours"}, `--until: expected now, or now+COUNT`},
+		{"history since now", []string{"history", "-S", "now"}, `--since `},
+		{"history until before since", []string{"history", "-S", "now-1hours", "-E", "now-2hours"}, `is not before --until`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,6 +67,21 @@ func TestSlurmTimes(t *testing.T) {
 		{"a date is its midnight", "2026-11-27", "2026-11-26T23:00:00Z"},
 		{"RFC 3339 as it is", "2026-11-01T00:00:00Z", "2026-11-01T00:00:00Z"},
 		{"a duration ago as it is", "36h", "36h"},
+		// sacct's words (trial 2026-11-29e E8), in its local time.
+		{"now", "now", "2026-11-28T19:00:00Z"},
+		{"now in capitals", "NOW", "2026-11-28T19:00:00Z"},
+		{"now minus hours", "now-1hours", "2026-11-28T18:00:00Z"},
+		{"now minus a singular unit", "now-1hour", "2026-11-28T18:00:00Z"},
+		{"now minus minutes", "now-30minutes", "2026-11-28T18:30:00Z"},
+		{"now minus seconds by default", "now-90", "2026-11-28T18:58:30Z"},
+		{"now minus days", "now-2days", "2026-11-26T19:00:00Z"},
+		{"now minus weeks with spaces", "now - 1 weeks", "2026-11-21T19:00:00Z"},
+		{"now plus", "now+10minutes", "2026-11-28T19:10:00Z"},
+		{"today is its midnight", "today", "2026-11-27T23:00:00Z"},
+		{"midnight is today's", "midnight", "2026-11-27T23:00:00Z"},
+		{"noon is today's", "noon", "2026-11-28T11:00:00Z"},
+		{"teatime", "teatime", "2026-11-28T15:00:00Z"},
+		{"tomorrow", "tomorrow", "2026-11-28T23:00:00Z"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -72,7 +91,9 @@ func TestSlurmTimes(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := checkWhen("--since", "25:00", now); err == nil || !strings.Contains(err.Error(), "a local time as sacct takes it") {
-		t.Errorf("25:00: %v, want an error naming the forms", err)
+	for _, bad := range []string{"25:00", "now-", "now-5x", "now*2", "now-99999999weeks", "yesterday"} {
+		if _, _, err := checkWhen("--since", bad, now); err == nil || !strings.Contains(err.Error(), "expected") {
+			t.Errorf("%s: %v, want an error naming the forms", bad, err)
+		}
 	}
 }

@@ -297,7 +297,7 @@ func (c *transport) transportError(ctx context.Context, err error) error {
 		// Another address would not help (trial 2026-11-29c C2).
 		return fmt.Errorf("cannot talk to the master at %s: %s: %w", c.addr(), hint, err)
 	}
-	return fmt.Errorf("cannot reach the master at %s (set --master or ALLOT_MASTER to another address): %w", c.addr(), err)
+	return &UnreachableError{Addr: c.addr(), Err: err}
 }
 
 // addr is the master's base URL.
@@ -321,3 +321,18 @@ func responseError(status int, body []byte) *Error {
 	}
 	return &Error{Status: status, Message: msg}
 }
+
+// UnreachableError is a request that reached no master: nothing listens
+// at the address, or the connection failed before an answer. Its own
+// type lets the CLI word it for where the address came from (the
+// built-in default of a user never logged in: trial 2026-11-29e E11).
+type UnreachableError struct {
+	Addr string // the master's base URL
+	Err  error  // the dial's or the connection's error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("cannot reach the master at %s (set --master or ALLOT_MASTER to another address): %v", e.Addr, e.Err)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }

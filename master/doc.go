@@ -76,6 +76,10 @@
 //   - storeHealth probes the store and answers /readyz and /healthz;
 //     passHealth records whether the scheduling passes fail, which
 //     /healthz, GET /pools and a metric report.
+//   - Starting (starting.go) answers on the master's address before
+//     there is a Master: while allot master waits for its database at
+//     start, /livez 200 and everything else 503 with the cause; then
+//     it hands every request to the Master's handler.
 //   - jobsAPI and clusterAPI serve the rest of the REST API; they embed
 //     server (the Master and how a failure is answered) and hold no state.
 //     A job's logs (jobLogs), its metrics (jobMetrics) and GET /jobs's

@@ -31,8 +31,11 @@ const (
 // logging one line per failed try. Any other failure (a wrong password,
 // a missing database, a master lock held by another master) is returned
 // at once, as is every failure to open SQLite, a file the master opens
-// itself. A wait of zero or less tries once.
-func OpenWait(ctx context.Context, dsn, dataDir string, wait time.Duration, log *slog.Logger) (Store, error) {
+// itself. A wait of zero or less tries once. waiting, when not nil, is
+// told of each failed try that will be retried, with its time, so that
+// the master can say why it is not serving yet.
+func OpenWait(ctx context.Context, dsn, dataDir string, wait time.Duration, log *slog.Logger,
+	waiting func(time.Time, error)) (Store, error) {
 	if !isPostgres(dsn) {
 		return Open(ctx, dsn, dataDir)
 	}
@@ -42,6 +45,7 @@ func OpenWait(ctx context.Context, dsn, dataDir string, wait time.Duration, log 
 		sleep: sleepCtx,
 		log:   log,
 		what:  redact(dsn),
+		tell:  waiting,
 	}
 	return w.run(ctx, wait)
 }
@@ -58,6 +62,7 @@ type opener struct {
 	sleep func(context.Context, time.Duration) error
 	log   *slog.Logger
 	what  string // the database, password hidden
+	tell  func(time.Time, error)
 }
 
 func (o opener) run(ctx context.Context, wait time.Duration) (Store, error) {
@@ -82,6 +87,9 @@ func (o opener) run(ctx context.Context, wait time.Duration) (Store, error) {
 				o.now().Sub(start).Round(time.Second), plural.Count(try, "try"), wait, err)
 		}
 		delay = min(delay, left)
+		if o.tell != nil {
+			o.tell(o.now(), err)
+		}
 		o.log.Warn(fmt.Sprintf("waiting for the database: %v; retrying in %s", err, delay.Round(time.Millisecond)),
 			"db", o.what, "try", try, "gives_up_in", left.Round(time.Second))
 		if err := o.sleep(ctx, delay); err != nil {

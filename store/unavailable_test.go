@@ -119,6 +119,7 @@ func TestOpenerWaits(t *testing.T) {
 			var logs bytes.Buffer
 			var slept []time.Duration
 			tries := 0
+			var told []time.Time
 			o := opener{
 				open: func(context.Context) (Store, error) {
 					tries++
@@ -134,6 +135,12 @@ func TestOpenerWaits(t *testing.T) {
 				},
 				log:  slog.New(slog.NewTextHandler(&logs, nil)),
 				what: "postgres://db/allot",
+				tell: func(at time.Time, err error) {
+					if !errors.Is(err, c.fail) {
+						t.Errorf("told of %v, want %v", err, c.fail)
+					}
+					told = append(told, at)
+				},
 			}
 			_, err := o.run(context.Background(), c.wait)
 			if tries != c.wantTries {
@@ -144,6 +151,9 @@ func TestOpenerWaits(t *testing.T) {
 			}
 			if fmt.Sprint(slept) != fmt.Sprint(c.wantDelay) {
 				t.Errorf("slept %v, want %v", slept, c.wantDelay)
+			}
+			if len(told) != len(c.wantDelay) {
+				t.Errorf("told of %d failed tries (%v), want one per retry (%d)", len(told), told, len(c.wantDelay))
 			}
 			if n := strings.Count(logs.String(), "waiting for the database"); n != len(c.wantDelay) {
 				t.Errorf("%d waiting lines, want one per retry (%d):\n%s", n, len(c.wantDelay), logs.String())
@@ -171,7 +181,7 @@ func TestOpenWaitsForPostgres(t *testing.T) {
 	}
 	done := make(chan opened, 1)
 	go func() {
-		s, err := OpenWait(context.Background(), dsn, "", 30*time.Second, log)
+		s, err := OpenWait(context.Background(), dsn, "", 30*time.Second, log, nil)
 		done <- opened{s, err}
 	}()
 	time.Sleep(1500 * time.Millisecond) // a try or two fail first

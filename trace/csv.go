@@ -46,6 +46,7 @@ type csvReader struct {
 	name   string
 	cr     *csv.Reader
 	col    [numCols]int // index of each column in a row; -1 when absent
+	header []string     // the header row's names, in its order
 	hdr    Header
 	style  submitStyle
 	origin bool // whether hdr.SubmitOrigin is set
@@ -102,16 +103,32 @@ func (s *csvReader) Next() (Job, error) {
 }
 
 // readErr locates an error from encoding/csv, whose own message has the
-// line but not the file.
-func (s *csvReader) readErr(err error) error {
+// line but not the file. rec is the record Read returned with it, which
+// for a row of the wrong length is the row.
+func (s *csvReader) readErr(err error, rec []string) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		if errors.Is(pe.Err, csv.ErrFieldCount) {
-			return &Error{File: s.name, Line: pe.StartLine, Err: fmt.Errorf("the row has a different number of cells than the header row")}
+			return &Error{File: s.name, Line: pe.StartLine, Err: s.countErr(len(rec))}
 		}
 		return &Error{File: s.name, Line: pe.Line, Err: pe.Err}
 	}
 	return &Error{File: s.name, Err: fmt.Errorf("read: %w", err)}
+}
+
+// countErr says how a row of n cells differs from the header row: the
+// counts, and the columns a short row lacks, as the SWF reader says a
+// short line's (trial 2026-11-29e E5: "a different number of cells"
+// named neither).
+func (s *csvReader) countErr(n int) error {
+	want := len(s.header)
+	switch {
+	case n < want:
+		return fmt.Errorf("the row has %d cells, the header has %d (missing: %s)", n, want, strings.Join(s.header[n:], ", "))
+	case want > 0:
+		return fmt.Errorf("the row has %d cells, the header has %d (%d more than its columns, after %s)", n, want, n-want, s.header[want-1])
+	}
+	return fmt.Errorf("the row has %d cells, not as many as the header", n)
 }
 
 // readColumns maps the header row's names to column indexes. Unknown
@@ -123,9 +140,10 @@ func (s *csvReader) readColumns() error {
 		return &Error{File: s.name, Err: errors.New("empty file: want a header row naming the columns")}
 	}
 	if err != nil {
-		return s.readErr(err)
+		return s.readErr(err, rec)
 	}
 	line, _ := s.cr.FieldPos(0)
+	s.header = make([]string, len(rec))
 	for i := range s.col {
 		s.col[i] = -1
 	}
@@ -134,6 +152,7 @@ func (s *csvReader) readColumns() error {
 		if i == 0 {
 			name = strings.TrimPrefix(name, "\ufeff") // spreadsheets write a byte-order mark
 		}
+		s.header[i] = name
 		c := columnIndex(name)
 		switch {
 		case c < 0:
@@ -174,7 +193,7 @@ func (s *csvReader) next() (Job, error) {
 			return Job{}, io.EOF
 		}
 		if err != nil {
-			return Job{}, s.readErr(err)
+			return Job{}, s.readErr(err, rec)
 		}
 		line, _ := s.cr.FieldPos(0)
 		job, skip, err := s.row(rec, line)

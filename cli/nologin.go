@@ -1,0 +1,41 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/allot-sched/allot/client"
+)
+
+// notLoggedIn rewords err when the command reached no master at the
+// built-in default address that it used only because nothing named
+// another: no --master, no $ALLOT_MASTER, no current login (never logged
+// in, or just logged out). "cannot reach the master at
+// http://127.0.0.1:8080" then sends a new user looking for a broken
+// master rather than at the login they lack (trial 2026-11-29e E11).
+// The address used is unchanged (docs/cli.md's order); only the words
+// are. Any other error is returned as it is.
+func notLoggedIn(cmd *cobra.Command, err error) error {
+	var ue *client.UnreachableError
+	if cmd == nil || !errors.As(err, &ue) {
+		return err
+	}
+	if _, from := masterSource(cmd); from != defaultMasterSource {
+		return err
+	}
+	if strings.TrimSpace(os.Getenv(TokenEnv)) != "" {
+		// A token without an address: the user has one, and only the
+		// master is missing.
+		return fmt.Errorf("no master named (no --master, no $%s, no current allot login), "+
+			"and nothing answers at the default address %s (%w); set %s (or --master) to your master's URL",
+			MasterEnv, DefaultMaster, ue.Err, MasterEnv)
+	}
+	return fmt.Errorf("not logged in (no current allot login, no --master, no $%s), "+
+		"and nothing answers at the default address %s (%w); log in with "+
+		"allot login --master URL --token-file FILE (or set %s and %s)",
+		MasterEnv, DefaultMaster, ue.Err, MasterEnv, TokenEnv)
+}
