@@ -17,6 +17,17 @@ type Error struct {
 	Error string `json:"error"`
 	// Field names the request field at fault, when one is.
 	Field string `json:"field,omitempty"`
+	// Errors lists every error found, the first being Error and Field,
+	// where a request (a job file the master checks against its
+	// configuration) has more than one; absent for one.
+	Errors []FieldError `json:"errors,omitempty"`
+}
+
+// FieldError is one of an Error's errors: its message, and the field at
+// fault when one is.
+type FieldError struct {
+	Error string `json:"error"`
+	Field string `json:"field,omitempty"`
 }
 
 // HiddenValue stands for each value of a job's environment that the

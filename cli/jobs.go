@@ -235,15 +235,20 @@ func printJobs(w io.Writer, jobs []api.Job, filter client.JobFilter, f jobsFlags
 		w = &columnsWriter{Writer: w, names: jobsNarrow}
 	}
 	t := newTable(w, jobsColumns...)
+	// One time for every row's AGE, START and ELAPSED, each counted
+	// down to the whole second alike: read apart and rounded apart, a
+	// job started the instant after its submission showed AGE 7s beside
+	// ELAPSED 8s (trial 29e E3).
+	at := now()
 	for _, j := range shown {
 		pos := "-"
 		if j.Position > 0 {
 			pos = strconv.Itoa(j.Position)
 		}
 		row := []string{pos, strconv.FormatInt(j.ID, 10), j.Name, j.ShownState(), j.Pool, j.Project,
-			orDash(j.User), listedPriority(j), strconv.FormatFloat(j.Weight, 'g', -1, 64), age(j.SubmittedAt),
-			listedSlots(j), fmt.Sprintf("%d/%d", j.Running, j.Tasks), startText(j, f.estimate)}
-		row = append(append(row, wideRunCells(j, now())...), orDash(jobReason(j)))
+			orDash(j.User), listedPriority(j), strconv.FormatFloat(j.Weight, 'g', -1, 64), jobAge(j.SubmittedAt, at),
+			listedSlots(j), fmt.Sprintf("%d/%d", j.Running, j.Tasks), startText(j, f.estimate, at)}
+		row = append(append(row, wideRunCells(j, at)...), orDash(jobReason(j)))
 		t.row(row...)
 	}
 	return t.flush()
@@ -260,28 +265,30 @@ var (
 // startText is when a waiting job should start: "in 2h 10m" ("~" for a
 // forecast rather than a reservation, "in ≤20s" for one waiting for
 // checkpoints, which it starts by); when a running one started ("12m
-// ago"); or "-". It counts from the
-// master's as_of, the time the reason's message counts from, so that
-// START and REASON agree ("in 9m 57s" in both); from the client's clock
-// for a master that does not send it.
-func startText(j api.Job, kind string) string {
+// ago", counted back from at), also where some of its tasks still wait
+// (an experiment's trials held by max_concurrent_trials: trial 29e E3
+// showed "-"); or "-". A waiting job's counts from the master's as_of,
+// the time the reason's message counts from, so that START and REASON
+// agree ("in 9m 57s" in both); from at for a master that does not send
+// it.
+func startText(j api.Job, kind string, at time.Time) string {
 	p := j.Pending
-	if p == nil && j.StartedAt != nil {
+	if j.StartedAt != nil && (p == nil || j.State == "running") {
 		// A running job: when it started, as squeue's START_TIME.
-		return startedText(*j.StartedAt, now())
+		return startedText(*j.StartedAt, at)
 	}
 	if p == nil || p.EstimatedStart == nil {
 		return "-"
 	}
-	ref := now()
+	ref := at
 	if p.AsOf != nil {
 		ref = *p.AsOf
 	}
-	at := *p.EstimatedStart
+	start := *p.EstimatedStart
 	if e := p.EstimatedStartEarliest; e != nil && kind == "typical" {
-		at = *e
+		start = *e
 	}
-	d := at.Sub(ref).Round(time.Second)
+	d := start.Sub(ref).Round(time.Second)
 	s := "now"
 	if d > 0 {
 		s = "in " + humanDur(d)
@@ -308,13 +315,25 @@ func startText(j api.Job, kind string) string {
 	return s
 }
 
-// startedText is a running job's start, counted back from now: "3m
-// ago", "now" within the second.
+// startedText is a running job's start, counted back from now down to
+// the whole second, as ELAPSED and AGE are: "3m ago", "now" within the
+// second.
 func startedText(at, now time.Time) string {
-	if d := now.Sub(at).Round(time.Second); d > 0 {
+	if d := now.Sub(at).Truncate(time.Second); d > 0 {
 		return humanDur(d) + " ago"
 	}
 	return "now"
+}
+
+// jobAge is AGE, how long before at a job was submitted, as ELAPSED
+// says how long it ran, in the same units and counted down to the whole
+// second alike, so that AGE is never less than ELAPSED: "3m 12s"; "-"
+// for no time.
+func jobAge(submitted, at time.Time) string {
+	if submitted.IsZero() {
+		return "-"
+	}
+	return humanDur(max(at.Sub(submitted).Truncate(time.Second), 0))
 }
 
 // basisCheckpoint is api.Pending.EstimateBasis for a job waiting for

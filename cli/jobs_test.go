@@ -585,7 +585,7 @@ func TestStartText(t *testing.T) {
 			if c.basis == "forecast" {
 				p.EstimatedStartEarliest = at(c.early)
 			}
-			if got := startText(api.Job{Pending: p}, c.kind); got != c.want {
+			if got := startText(api.Job{Pending: p}, c.kind, ref); got != c.want {
 				t.Errorf("START %q, want %q", got, c.want)
 			}
 		})
@@ -612,12 +612,56 @@ func TestStartedText(t *testing.T) {
 			}
 		})
 	}
-	started := ref.Add(-time.Hour)
-	if got := startText(api.Job{State: "running", StartedAt: &started}, "range"); !strings.HasSuffix(got, " ago") {
-		t.Errorf("a running job's START %q, want when it started", got)
+	started, queuedAt := ref.Add(-8*time.Second+300*time.Millisecond), ref.Add(-8*time.Second+700*time.Millisecond)
+	waiting := &api.Pending{Reason: "max_concurrent", EstimatedStart: nil, AsOf: &ref}
+	soon := ref.Add(time.Minute)
+	for _, c := range []struct {
+		name string
+		job  api.Job
+		want string
+	}{
+		{"running", api.Job{State: "running", StartedAt: &started}, "7s ago"},
+		// Trial 29e E3: trials held by max_concurrent_trials wait with
+		// no estimate; the experiment runs all the same.
+		{"running with trials waiting", api.Job{State: "running", StartedAt: &started, Pending: waiting}, "7s ago"},
+		{"running with tasks due to start", api.Job{State: "running", StartedAt: &started,
+			Pending: &api.Pending{EstimatedStart: &soon, EstimateBasis: "reservation", AsOf: &ref}}, "7s ago"},
+		{"queued again after a start", api.Job{State: "queued", StartedAt: &started,
+			Pending: &api.Pending{EstimatedStart: &soon, EstimateBasis: "reservation", AsOf: &ref}}, "in 1m"},
+		{"queued, no estimate", api.Job{State: "queued", SubmittedAt: queuedAt, Pending: waiting}, "-"},
+		{"completed", api.Job{State: "completed"}, "-"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := startText(c.job, "range", ref); got != c.want {
+				t.Errorf("START %q, want %q", got, c.want)
+			}
+		})
 	}
-	if got := startText(api.Job{State: "completed"}, "range"); got != "-" {
-		t.Errorf("an ended job's START %q, want -", got)
+}
+
+// TestJobAgeAndElapsed (trial 29e E3): AGE and ELAPSED count from one
+// time down to the whole second alike, so a job started the instant
+// after its submission shows no AGE below its ELAPSED (it showed 7s
+// beside 8s), and START says the same as ELAPSED.
+func TestJobAgeAndElapsed(t *testing.T) {
+	ref := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name                   string
+		submitted, started     time.Duration // before ref
+		age, elapsed, startCol string
+	}{
+		{"within a second", 7*time.Second + 900*time.Millisecond, 7*time.Second + 600*time.Millisecond, "7s", "7s", "7s ago"},
+		{"across a second", 8*time.Second + 100*time.Millisecond, 7*time.Second + 900*time.Millisecond, "8s", "7s", "7s ago"},
+		{"hours", 2*time.Hour + 59*time.Minute, 2*time.Hour + 50*time.Minute, "2h 59m", "2h 50m", "2h 50m ago"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			started := ref.Add(-c.started)
+			j := api.Job{State: "running", SubmittedAt: ref.Add(-c.submitted), StartedAt: &started}
+			age, elapsed, start := jobAge(j.SubmittedAt, ref), wideRunCells(j, ref)[0], startText(j, "range", ref)
+			if age != c.age || elapsed != c.elapsed || start != c.startCol {
+				t.Errorf("AGE %q, ELAPSED %q, START %q; want %q, %q, %q", age, elapsed, start, c.age, c.elapsed, c.startCol)
+			}
+		})
 	}
 }
 

@@ -20,7 +20,8 @@ func wideRunCells(j api.Job, at time.Time) []string {
 		limit = exactDuration(j.TimeLimitS)
 	}
 	if j.StartedAt != nil {
-		elapsed = humanDur(max(at.Sub(*j.StartedAt).Round(time.Second), 0))
+		// Down to the whole second, as AGE and START count (jobAge).
+		elapsed = humanDur(max(at.Sub(*j.StartedAt).Truncate(time.Second), 0))
 		// A task's limit counts from its attempt's first start, which
 		// started_at is for a job of one task; an experiment's trials
 		// each have their own.

@@ -36,12 +36,12 @@ func TestJobsWideRunTimes(t *testing.T) {
 	if err := printJobs(&b, jobs, client.JobFilter{}, f); err != nil {
 		t.Fatal(err)
 	}
-	want := `POS  ID  NAME      STATE    POOL      PROJECT  USER  PRIORITY     WEIGHT  AGE  SLOTS  TASKS  START       ELAPSED  LIMIT  ENDS                 NODES            REASON
--    4   ana-hold  running  research  vision   ana   42 (NORMAL)  1       3m   4      1/1    3m 12s ago  3m 12s   12m    10:08:48             n2               on n2 since 2024-05-01 09:56:48 UTC
--    5   gang      running  research  vision   ana   42 (NORMAL)  1       23h  8      1/1    23h ago     23h      48h    2024-05-02 11:00:00  n[1-3,10],dgx-a  -
--    6   asha      running  research  nlp      bo    42 (NORMAL)  1       3m   1      4/16   3m 12s ago  3m 12s   10m    -                    n1               -
--    7   nolimit   running  research  nlp      bo    42 (NORMAL)  1       3m   1      1/1    3m 12s ago  3m 12s   -      -                    n4               -
-1    8   waits     queued   research  nlp      bo    42 (NORMAL)  1       3m   1      0/1    -           -        1h     -                    -                -
+	want := `POS  ID  NAME      STATE    POOL      PROJECT  USER  PRIORITY     WEIGHT  AGE     SLOTS  TASKS  START       ELAPSED  LIMIT  ENDS                 NODES            REASON
+-    4   ana-hold  running  research  vision   ana   42 (NORMAL)  1       3m 12s  4      1/1    3m 12s ago  3m 12s   12m    10:08:48             n2               on n2 since 2024-05-01 09:56:48 UTC
+-    5   gang      running  research  vision   ana   42 (NORMAL)  1       23h     8      1/1    23h ago     23h      48h    2024-05-02 11:00:00  n[1-3,10],dgx-a  -
+-    6   asha      running  research  nlp      bo    42 (NORMAL)  1       3m 12s  1      4/16   3m 12s ago  3m 12s   10m    -                    n1               -
+-    7   nolimit   running  research  nlp      bo    42 (NORMAL)  1       3m 12s  1      1/1    3m 12s ago  3m 12s   -      -                    n4               -
+1    8   waits     queued   research  nlp      bo    42 (NORMAL)  1       3m 12s  1      0/1    -           -        1h     -                    -                -
 `
 	if got := b.String(); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/client"
 	"github.com/allot-sched/allot/jobfile"
 )
@@ -451,6 +452,46 @@ func TestSubmitWrap(t *testing.T) {
 			}
 			if (tt.want == nil) != (len(sent) == 0) || (tt.want != nil && (len(sent) != 1 || !tt.want(sent[0]))) {
 				t.Errorf("sent %+v", sent)
+			}
+		})
+	}
+}
+
+// TestSubmitErrorsTogether (trial 29e E9): a refusal that lists several
+// errors is said one a line, each at its field's line of the file (or
+// naming the flag that set it) with the master's status, in line order
+// as the local checks list theirs; one error reads as before.
+func TestSubmitErrorsTogether(t *testing.T) {
+	const file = "name: bad\nproject: teamz\npool: qq\nresources:\n  slots: 1\n  qos: urgent\nentrypoint: x\n"
+	pool := api.FieldError{Field: "pool", Error: `unknown pool "qq" (pools: q, bf, mf)`}
+	project := api.FieldError{Field: "project", Error: `unknown project "teamz"; did you mean "teama"? (projects: teama, teamb)`}
+	qos := api.FieldError{Field: "resources.qos", Error: `resources.qos: unknown QOS "urgent" (qos: normal, high, emergency)`}
+	for _, tt := range []struct {
+		name  string
+		errs  []api.FieldError
+		flags map[string]string
+		want  string
+	}{
+		{"in line order", []api.FieldError{pool, qos, project}, nil,
+			"bad.yaml:2: project: " + project.Error + " (master: 400 Bad Request)\n" +
+				"bad.yaml:3: pool: " + pool.Error + " (master: 400 Bad Request)\n" +
+				"bad.yaml:6: " + qos.Error + " (master: 400 Bad Request)"},
+		{"a flag's first", []api.FieldError{project, pool}, map[string]string{"pool": "--pool"},
+			"--pool: " + pool.Error + " (master: 400 Bad Request)\n" +
+				"bad.yaml:2: project: " + project.Error + " (master: 400 Bad Request)"},
+		{"one", []api.FieldError{pool}, nil, "bad.yaml:3: pool: " + pool.Error + " (master: 400 Bad Request)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ce := &client.Error{Status: 400, Field: tt.errs[0].Field, Message: tt.errs[0].Error}
+			if len(tt.errs) > 1 {
+				ce.Errors = tt.errs
+			}
+			err := submitError("submit", "bad.yaml", "bad.yaml", []byte(file), tt.flags, ce)
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("error:\n%v\nwant:\n%s", err, tt.want)
+			}
+			if ce2 := (*client.Error)(nil); !errors.As(err, &ce2) || ce2.Status != 400 {
+				t.Errorf("error %v: the master's answer is not found in it", err)
 			}
 		})
 	}

@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -58,6 +60,47 @@ func submitError(doing, path, name string, data []byte, flags map[string]string,
 	if !errors.As(err, &ce) || ce.Field == "" || ce.Status < 400 || ce.Status >= 500 {
 		return fmt.Errorf("%s %s: %w", doing, path, err)
 	}
+	if len(ce.Errors) > 1 {
+		return eachFieldError(name, data, flags, ce)
+	}
+	return fieldError(name, data, flags, ce)
+}
+
+// eachFieldError is a refusal ce that lists several errors (trial 29e
+// E9: the master reports every error of the file's names at once), each
+// as fieldError words it, one a line in line order as the local checks
+// list theirs (the flags' first), each with the master's status. An
+// error without a field is said as the master said it.
+func eachFieldError(name string, data []byte, flags map[string]string, ce *client.Error) error {
+	type lined struct {
+		line int
+		err  error
+	}
+	var all []lined
+	for _, fe := range ce.Errors {
+		one := &client.Error{Status: ce.Status, Message: fe.Error, Field: fe.Field}
+		if fe.Field == "" {
+			all = append(all, lined{0, one})
+			continue
+		}
+		e := fieldError(name, data, flags, one)
+		line := 0
+		if ff, ok := e.(*fileFieldError); ok {
+			line = ff.at.Line
+		}
+		all = append(all, lined{line, e})
+	}
+	slices.SortStableFunc(all, func(a, b lined) int { return cmp.Compare(a.line, b.line) })
+	errs := make([]error, len(all))
+	for i, l := range all {
+		errs[i] = l.err
+	}
+	return errors.Join(errs...)
+}
+
+// fieldError is the master's refusal ce of one field, at the file's line
+// of it or naming the flag that set it.
+func fieldError(name string, data []byte, flags map[string]string, ce *client.Error) error {
 	if flag, ok := flags[ce.Field]; ok {
 		return &flagFieldError{flag: flag, msg: strings.TrimPrefix(ce.Message, ce.Field+": "), master: ce}
 	}

@@ -131,6 +131,10 @@ type Error struct {
 	Status  int    // the HTTP status code
 	Message string // the api.Error message, or the body's text
 	Field   string // the request field at fault, when the master names one
+	// Errors are every error the master found (api.Error.Errors), the
+	// first being Message and Field, where it found more than one; nil
+	// for one.
+	Errors []api.FieldError
 }
 
 // Error reads "master: 400 Bad Request: resources.slots: expected ...".
@@ -146,6 +150,13 @@ func (e *Error) Error() string {
 	}
 	if e.Message != "" {
 		b.WriteString(": " + e.Message)
+	}
+	for _, o := range e.Errors[min(1, len(e.Errors)):] {
+		b.WriteString("; ")
+		if o.Field != "" && !strings.HasPrefix(o.Error, o.Field) {
+			b.WriteString(o.Field + ": ")
+		}
+		b.WriteString(o.Error)
 	}
 	return b.String()
 }
@@ -307,7 +318,7 @@ func (c *transport) addr() string { return c.base.String() }
 func responseError(status int, body []byte) *Error {
 	var ae api.Error
 	if json.Unmarshal(body, &ae) == nil && ae.Error != "" {
-		return &Error{Status: status, Message: ae.Error, Field: ae.Field}
+		return &Error{Status: status, Message: ae.Error, Field: ae.Field, Errors: ae.Errors}
 	}
 	// A plain-text body (from net/http's own errors, or a proxy) says
 	// what went wrong in its first line; an HTML page says nothing that

@@ -220,20 +220,23 @@ func TestErrors(t *testing.T) {
 		text   string
 	}{
 		{"api error with field", 400, `{"error":"resources.slots: expected an integer >= 0, got -1","field":"resources.slots"}`,
-			Error{400, "resources.slots: expected an integer >= 0, got -1", "resources.slots"},
+			Error{400, "resources.slots: expected an integer >= 0, got -1", "resources.slots", nil},
 			"master: 400 Bad Request: resources.slots: expected an integer >= 0, got -1"},
 		{"field not in the message", 400, `{"error":"expected an integer >= 0, got -1","field":"resources.slots"}`,
-			Error{400, "expected an integer >= 0, got -1", "resources.slots"},
+			Error{400, "expected an integer >= 0, got -1", "resources.slots", nil},
 			"master: 400 Bad Request: resources.slots: expected an integer >= 0, got -1"},
 		{"field named inside the message", 400, `{"error":"unknown pool \"tpu\"","field":"pool"}`,
-			Error{400, `unknown pool "tpu"`, "pool"}, `master: 400 Bad Request: pool: unknown pool "tpu"`},
-		{"not found", 404, `{"error":"no job 99"}`, Error{404, "no job 99", ""}, "master: 404 Not Found: no job 99"},
+			Error{400, `unknown pool "tpu"`, "pool", nil}, `master: 400 Bad Request: pool: unknown pool "tpu"`},
+		{"not found", 404, `{"error":"no job 99"}`, Error{404, "no job 99", "", nil}, "master: 404 Not Found: no job 99"},
 		{"not found, its path field left out", 404, `{"error":"job 99 does not exist","field":"id"}`,
-			Error{404, "job 99 does not exist", "id"}, "master: 404 Not Found: job 99 does not exist"},
-		{"plain text", 502, "upstream down\nmore detail", Error{502, "upstream down", ""}, "master: 502 Bad Gateway: upstream down"},
-		{"html", 503, "<html><body>busy</body></html>", Error{503, "", ""}, "master: 503 Service Unavailable"},
-		{"empty", 500, "", Error{500, "", ""}, "master: 500 Internal Server Error"},
-		{"long text", 500, strings.Repeat("x", 300), Error{500, strings.Repeat("x", 200) + "...", ""}, "master: 500 Internal Server Error: " + strings.Repeat("x", 200) + "..."},
+			Error{404, "job 99 does not exist", "id", nil}, "master: 404 Not Found: job 99 does not exist"},
+		{"plain text", 502, "upstream down\nmore detail", Error{502, "upstream down", "", nil}, "master: 502 Bad Gateway: upstream down"},
+		{"html", 503, "<html><body>busy</body></html>", Error{503, "", "", nil}, "master: 503 Service Unavailable"},
+		{"empty", 500, "", Error{500, "", "", nil}, "master: 500 Internal Server Error"},
+		{"long text", 500, strings.Repeat("x", 300), Error{500, strings.Repeat("x", 200) + "...", "", nil}, "master: 500 Internal Server Error: " + strings.Repeat("x", 200) + "..."},
+		{"several errors", 400, `{"error":"unknown pool \"qq\"","field":"pool","errors":[{"error":"unknown pool \"qq\"","field":"pool"},{"error":"unknown project \"teamz\"","field":"project"}]}`,
+			Error{400, `unknown pool "qq"`, "pool", []api.FieldError{{Error: `unknown pool "qq"`, Field: "pool"}, {Error: `unknown project "teamz"`, Field: "project"}}},
+			`master: 400 Bad Request: pool: unknown pool "qq"; project: unknown project "teamz"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -243,7 +246,7 @@ func TestErrors(t *testing.T) {
 			if !errors.As(err, &e) {
 				t.Fatalf("error %v (%T) is not a *Error", err, err)
 			}
-			if *e != tt.want {
+			if !reflect.DeepEqual(*e, tt.want) {
 				t.Errorf("Error = %+v, want %+v", *e, tt.want)
 			}
 			if err.Error() != tt.text {

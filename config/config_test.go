@@ -353,3 +353,32 @@ func TestNodePool(t *testing.T) {
 		t.Errorf("NodePool changed the agent's labels: %v, %v", agent, err)
 	}
 }
+
+// TestForNonAdmin (trial 29e E9): a refusal whose fix is an admin's
+// (the users: section) tells a user who is no admin to ask one, and is
+// still ErrNotAllowed; other errors are as they were.
+func TestForNonAdmin(t *testing.T) {
+	c := mustParse(t, tree)
+	_, restricted := c.ResolveProject("ana", "d")
+	_, unknown := c.ResolveProject("ana", "nope")
+	_, notLeaf := c.ResolveProject("zed", "lab")
+	for _, tt := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"the users: section", restricted, "restricts ana to lab, whatever the user's roles; ask an admin to add d to ana's projects there and reload the configuration (allot config reload), or drop the projects: list"},
+		{"unknown: as it was", unknown, unknown.Error()},
+		{"not a leaf: as it was", notLeaf, notLeaf.Error()},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ForNonAdmin(tt.err)
+			if !strings.Contains(got.Error(), tt.want) || errors.Is(got, ErrNotAllowed) != errors.Is(tt.err, ErrNotAllowed) {
+				t.Errorf("ForNonAdmin(%v) = %v; want it to say %q", tt.err, got, tt.want)
+			}
+		})
+	}
+	if strings.Contains(restricted.Error(), "ask an admin") || !strings.Contains(restricted.Error(), "; add d to ana's projects") {
+		t.Errorf("the admin's refusal %q: want the change itself", restricted)
+	}
+}

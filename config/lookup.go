@@ -123,20 +123,41 @@ func (c *Config) ResolveProject(user, requested string) (string, error) {
 	if listed && !c.userMay(u, requested) {
 		// Said at length: a role in the project does not lift this, and
 		// an admin who just gave one looks for the cause in the roles.
-		return "", notAllowed("user %q may not submit to project %q: the users: section of %s restricts %s to %s, "+
-			"whatever the user's roles; add %s to %s's projects there and reload the configuration (allot config reload), "+
-			"or drop the projects: list to leave the roles alone to decide",
-			user, requested, c.fileName(), user, strings.Join(u.Projects, ", "), requested, user)
+		return "", &notAllowedError{
+			msg: fmt.Sprintf("user %q may not submit to project %q: the users: section of %s restricts %s to %s, whatever the user's roles",
+				user, requested, c.fileName(), user, strings.Join(u.Projects, ", ")),
+			fix: fmt.Sprintf("add %s to %s's projects there and reload the configuration (allot config reload), "+
+				"or drop the projects: list to leave the roles alone to decide", requested, user)}
 	}
 	return requested, nil
 }
 
 // notAllowedError is a refusal that is ErrNotAllowed for errors.Is
-// without ending its sentence in ": not allowed".
-type notAllowedError struct{ msg string }
+// without ending its sentence in ": not allowed". fix, when not "", is
+// what an admin does about it, said after msg (ForNonAdmin).
+type notAllowedError struct{ msg, fix string }
 
-func (e *notAllowedError) Error() string { return e.msg }
+func (e *notAllowedError) Error() string {
+	if e.fix == "" {
+		return e.msg
+	}
+	return e.msg + "; " + e.fix
+}
+
 func (e *notAllowedError) Unwrap() error { return ErrNotAllowed }
+
+// ForNonAdmin is err as a user who is no admin reads it: a refusal
+// whose fix only an admin can make (editing the configuration and
+// reloading it) says to ask an admin to make it, rather than telling
+// the user to do what they may not (trial 29e E9). Other errors are
+// returned as they are.
+func ForNonAdmin(err error) error {
+	var na *notAllowedError
+	if !errors.As(err, &na) || na.fix == "" {
+		return err
+	}
+	return &notAllowedError{msg: na.msg + "; ask an admin to " + na.fix}
+}
 
 func notAllowed(format string, args ...any) error {
 	return &notAllowedError{msg: fmt.Sprintf(format, args...)}

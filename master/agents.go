@@ -101,6 +101,7 @@ func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterR
 		return api.RegisterReply{}, err
 	}
 	cmds = append(cmds, ag.take(n)...)
+	noteBack(ctx, ag.m, n, was.State, reg.Running) // nodeheld.go
 	ag.m.metric.agentRegistrations.Inc()
 	// A node back from a loss, and the attempts its agent still runs that
 	// the master ended meanwhile (stopped now), are what an operator looks

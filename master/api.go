@@ -172,14 +172,38 @@ func (w *statusWriter) WriteHeader(code int) {
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // httpError is an error with its HTTP status and the request field at
-// fault.
+// fault; also are the request's other errors, found with it
+// (fieldErrors), which its answer lists after it (api.Error.Errors).
 type httpError struct {
 	status int
 	field  string
 	msg    string
+	also   []*httpError
 }
 
-func (e *httpError) Error() string { return e.msg }
+func (e *httpError) Error() string {
+	if len(e.also) == 0 {
+		return e.msg
+	}
+	msgs := []string{e.msg}
+	for _, o := range e.also {
+		msgs = append(msgs, o.msg)
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// body is e's answer: its message and field, with every error listed
+// when it has others.
+func (e *httpError) body() api.Error {
+	out := api.Error{Error: e.msg, Field: e.field}
+	if len(e.also) > 0 {
+		out.Errors = append(out.Errors, api.FieldError{Error: e.msg, Field: e.field})
+		for _, o := range e.also {
+			out.Errors = append(out.Errors, api.FieldError{Error: o.msg, Field: o.field})
+		}
+	}
+	return out
+}
 
 func badRequest(field, format string, args ...any) *httpError {
 	return &httpError{status: http.StatusBadRequest, field: field, msg: fmt.Sprintf(format, args...)}
@@ -213,7 +237,7 @@ type server struct {
 func (s server) fail(w http.ResponseWriter, err error) {
 	var he *httpError
 	if errors.As(err, &he) {
-		writeError(w, he.status, he.field, "%s", he.msg)
+		writeJSON(w, he.status, he.body())
 		return
 	}
 	// The cause may name the database's host, user or files: it goes to

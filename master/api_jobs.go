@@ -12,7 +12,6 @@ import (
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/auth"
-	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/jobfile"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
@@ -196,26 +195,14 @@ func (ja *jobsAPI) create(ctx context.Context, rec store.Job, tasks []store.Task
 	return created, err
 }
 
-// jobRecord turns a parsed job file into a store record, resolving the
-// pool and project against the configuration: the default pool, and the
-// user's or the configuration's default project.
-func (ja *jobsAPI) jobRecord(spec *jobfile.Job, user string, data []byte) (store.Job, error) {
-	cfg := ja.m.Config()
-	pool, err := cfg.ResolvePool(spec.Pool)
+// jobRecord turns a parsed job file of p's into a store record,
+// resolving the pool and project against the configuration: the default
+// pool, and the user's or the configuration's default project. The
+// errors of its names come together (resolveNames).
+func (ja *jobsAPI) jobRecord(spec *jobfile.Job, p auth.Principal, data []byte) (store.Job, error) {
+	user := p.User
+	pool, project, err := resolveNames(ja.m.Config(), spec, p) // fielderrors.go
 	if err != nil {
-		return store.Job{}, badRequest("pool", "%v", err)
-	}
-	if err := checkSpecAgainst(cfg, pool, spec.Resources); err != nil {
-		return store.Job{}, err
-	}
-	project, err := cfg.ResolveProject(user, spec.Project)
-	if errors.Is(err, config.ErrNotAllowed) {
-		return store.Job{}, &httpError{status: http.StatusForbidden, field: "project", msg: err.Error()}
-	}
-	if err != nil {
-		return store.Job{}, badRequest("project", "%v", err)
-	}
-	if err := checkProjectQOS(cfg, project, spec.Resources.QOS, "resources.qos"); err != nil {
 		return store.Job{}, err
 	}
 	maxConc := 0

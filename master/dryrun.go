@@ -70,7 +70,7 @@ func (ja jobDryRun) judge(p auth.Principal, data []byte, opt SubmitOptions) (sub
 		}
 		return submission{}, badRequest(field, "%v", err)
 	}
-	rec, err := ja.jobRecord(spec, p.User, data)
+	rec, err := ja.jobRecord(spec, p, data)
 	if err != nil {
 		return submission{}, alsoNeedsRole(err, p, spec.Project)
 	}
@@ -404,7 +404,7 @@ func alsoNeedsRole(err error, p auth.Principal, project string) error {
 		return err
 	}
 	if rerr := p.CanSubmit(project); rerr != nil {
-		return &httpError{status: he.status, field: he.field, msg: he.msg + "; besides, " + rerr.Error()}
+		return &httpError{status: he.status, field: he.field, msg: he.msg + "; besides, " + rerr.Error(), also: he.also}
 	}
 	return err
 }

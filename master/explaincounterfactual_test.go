@@ -21,7 +21,9 @@ type mustEndRef struct {
 // slots), and a job that the pool's policy could preempt for the job is
 // told apart from one that must end: the message says so, and the
 // soonest start there (not_before) is the end of those that must end,
-// not "unknown" because one that could be preempted has no time limit.
+// not "unknown" because one that could be preempted has no time limit;
+// where the pool preempts, it says why the rule takes none of those that
+// must end (trial 29e E2).
 func TestCounterfactualMustEnd(t *testing.T) {
 	const preempting = "pools:\n  - {name: default, policy: priority, preemption: true}\n"
 	tests := []struct {
@@ -37,26 +39,32 @@ func TestCounterfactualMustEnd(t *testing.T) {
 		{name: "a job's tasks on the node count together", config: preempting,
 			running: []string{trialsSpec("grid", 1, `, "priority": 50, "time_limit": 3600`, 2),
 				jobSpec("other", 2, `, "priority": 50, "time_limit": 7200`)},
-			dry:     jobSpec("big", 4, `, "priority": 50`),
-			want:    []mustEndRef{{1, 2, "", true}, {2, 2, "", true}},
-			message: "once jobs 1 and 2 end.", notBefore: 2 * time.Hour},
+			dry:  jobSpec("big", 4, `, "priority": 50`),
+			want: []mustEndRef{{1, 2, "", true}, {2, 2, "", true}},
+			message: "once jobs 1 and 2 end. Pool default preempts, but job 2 is not preemptible (resources.preemptible is false, " +
+				"the default for jobs other than experiments), and job 1 does not rank below it (the rule takes only tasks of " +
+				"a lower priority (a larger number)), so it waits for them to end.", notBefore: 2 * time.Hour},
 		{name: "four tasks of one job hold four slots", config: preempting,
 			running: []string{trialsSpec("grid", 1, `, "priority": 50, "time_limit": 3600`, 4)},
 			dry:     jobSpec("big", 4, `, "priority": 50`),
 			want:    []mustEndRef{{1, 4, "", true}},
-			message: "once job 1 ends.", notBefore: time.Hour},
+			message: "once job 1 ends. Pool default preempts, but job 1 does not rank below it (the rule takes only tasks of " +
+				"a lower priority (a larger number)), so it waits for it to end.", notBefore: time.Hour},
 		{name: "one must end, the other could be preempted", config: preempting,
 			running: []string{jobSpec("notebook", 2, `, "priority": 50, "time_limit": 3600`),
 				jobSpec("grid", 2, `, "priority": 80, "preemptible": true`)},
-			dry:     jobSpec("big", 4, `, "priority": 50`),
-			want:    []mustEndRef{{1, 2, "", true}, {2, 2, api.PreemptPossible, false}},
-			message: "once job 1 ends and job 2 ends or is preempted.", notBefore: time.Hour},
+			dry:  jobSpec("big", 4, `, "priority": 50`),
+			want: []mustEndRef{{1, 2, "", true}, {2, 2, api.PreemptPossible, false}},
+			message: "once job 1 ends and job 2 ends or is preempted. Pool default preempts, but job 1 is not preemptible " +
+				"(resources.preemptible is false, the default for jobs other than experiments), so it waits for it to end.", notBefore: time.Hour},
 		{name: "the same priority is never preempted: both must end", config: preempting,
 			running: []string{jobSpec("notebook", 2, `, "priority": 50, "time_limit": 3600`),
 				jobSpec("grid", 2, `, "priority": 50, "preemptible": true`)},
-			dry:     jobSpec("big", 4, `, "priority": 50`),
-			want:    []mustEndRef{{1, 2, "", true}, {2, 2, "", false}},
-			message: "once jobs 1 and 2 end."},
+			dry:  jobSpec("big", 4, `, "priority": 50`),
+			want: []mustEndRef{{1, 2, "", true}, {2, 2, "", false}},
+			message: "once jobs 1 and 2 end. Pool default preempts, but job 1 is not preemptible (resources.preemptible is false, " +
+				"the default for jobs other than experiments), and job 2 does not rank below it (the rule takes only tasks of " +
+				"a lower priority (a larger number)), so it waits for them to end."},
 		{name: "a pool that never preempts", config: "pools:\n  - {name: default, policy: fifo}\n",
 			running: []string{jobSpec("grid", 2, `, "preemptible": true, "time_limit": 1800`)},
 			dry:     jobSpec("big", 4, ""),

@@ -145,10 +145,14 @@ func (f *cfFacts) shareNote(ji int, refs []api.JobRef) string {
 
 // mustEndMessage is the words of job ji's counterfactual cf where
 // running jobs must end (or be preempted) on its nodes, with why the
-// fair-share rule takes none of those that must end (shareNote).
+// fair-share rule (shareNote) or the priority and QOS rule (preemptNote)
+// takes none of those that must end.
 func (f *cfFacts) mustEndMessage(ji int, cf *api.Counterfactual) string {
 	m := fmt.Sprintf("It could start on %s once %s.", strings.Join(cf.Nodes, ", "), mustEndPhrase(cf.MustEnd))
 	if note := f.shareNote(ji, cf.MustEnd); note != "" {
+		m += " " + note
+	}
+	if note := f.preemptNote(ji, cf.MustEnd); note != "" { // explainmf.go
 		m += " " + note
 	}
 	return m

@@ -119,8 +119,9 @@ func decodeSpec(raw json.RawMessage, kind store.Kind) (specHints, error) {
 // attempts and owners' requeues, which they govern; the pool is no
 // longer read (kept for the callers).
 func checkSpecAgainst(cfg *config.Config, _ string, r jobfile.Resources) error {
+	var fe fieldErrors // each error, not the first alone (fielderrors.go)
 	if _, err := cfg.ResolveQOS(r.QOS); err != nil {
-		return badRequest("resources.qos", "resources.qos: %v", err)
+		fe.add(badRequest("resources.qos", "resources.qos: %v", err))
 	}
 	names := make([]string, 0, len(r.Licenses))
 	for name := range r.Licenses {
@@ -129,10 +130,10 @@ func checkSpecAgainst(cfg *config.Config, _ string, r jobfile.Resources) error {
 	slices.Sort(names)
 	for _, name := range names {
 		if err := cfg.CheckLicense(name); err != nil {
-			return badRequest("resources.licenses."+name, "resources.licenses.%s: %v", name, err)
+			fe.add(badRequest("resources.licenses."+name, "resources.licenses.%s: %v", name, err))
 		}
 	}
-	return nil
+	return fe.err()
 }
 
 // checkProjectQOS refuses a job whose QOS (named, or the configuration's

@@ -61,6 +61,9 @@ func (ag *agents) nodeGone(ctx context.Context, n *mnode, to store.NodeState, re
 		}
 		if ag.holdsThroughLoss(t) {
 			held++
+			if err := noteHeld(ctx, ag.m, t, n, reason); err != nil { // nodeheld.go
+				return held, err
+			}
 			continue
 		}
 		if err := ag.loseAttempt(ctx, t, reason, ""); err != nil {

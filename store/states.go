@@ -146,6 +146,9 @@ func checkJobEdge(from, to JobState) error {
 // placement to open an attempt, an attempt's end to close one.
 func checkTaskEdge(t TaskTransition) error {
 	from, to := t.From, t.To
+	if t.Cause.Note() {
+		return checkTaskNote(t)
+	}
 	if err := lifecycle.TaskEdge(from, to); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
@@ -193,6 +196,22 @@ func checkPlacement(ps []Placement) error {
 		if p.Node == "" {
 			return invalidf("placement %d: node name is empty", i)
 		}
+	}
+	return nil
+}
+
+// checkTaskNote validates a note (Cause.Note): it keeps its task in the
+// active state it is in, From and To alike, and carries nothing a
+// transition would change the task or its attempt by.
+func checkTaskNote(t TaskTransition) error {
+	switch {
+	case t.From != t.To:
+		return invalidf("a note (cause %s) keeps its task's state: %q → %q", t.Cause, t.From, t.To)
+	case !t.From.Active():
+		return invalidf("a note (cause %s) is of an open attempt: the task is %q", t.Cause, t.From)
+	case len(t.Placement) > 0 || t.End != nil || len(t.Reserve) > 0 || t.Backfill || t.StartPriority != 0 ||
+		t.ForJob != 0 || t.Why != "" || t.CheckpointDir != "" || t.PartRan:
+		return invalidf("a note (cause %s) changes nothing but the event log", t.Cause)
 	}
 	return nil
 }

@@ -69,6 +69,9 @@ func (o *ops) TransitionTask(ctx context.Context, t TaskTransition) (Task, error
 		return Task{}, fmt.Errorf("%s: %w", what, err)
 	}
 	at := nowIfZero(t.At)
+	if t.Cause.Note() {
+		return noteTask(ctx, o, t, at)
+	}
 	opens := t.To == TaskStarting
 	closes := t.From.Active() && !t.To.Active()
 	var nextAttempt, restart int
@@ -122,6 +125,31 @@ func (o *ops) TransitionTask(ctx context.Context, t TaskTransition) (Task, error
 		From: string(t.From), To: string(t.To), At: at, Reason: t.Reason, Cause: t.Cause, PartRan: t.PartRan, ForJob: t.ForJob,
 		Why: t.Why})
 	if err != nil {
+		return Task{}, fmt.Errorf("%s: %w", what, err)
+	}
+	return task, nil
+}
+
+// noteTask records note t (Cause.Note) as an event of the task's open
+// attempt, at at, once the task is found in t.From (and attempt
+// t.Attempt, when given); it changes neither the task nor the attempt.
+func noteTask(ctx context.Context, o *ops, t TaskTransition, at time.Time) (Task, error) {
+	what := fmt.Sprintf("note %s of task %d/%d", t.Cause, t.JobID, t.Index)
+	query := "SELECT " + taskCols + " FROM tasks WHERE job_id = ? AND idx = ? AND state = ?"
+	args := []any{t.JobID, t.Index, string(t.From)}
+	if t.Attempt > 0 {
+		query += " AND attempt = ?"
+		args = append(args, t.Attempt)
+	}
+	task, err := scanTask(o.q.QueryRowContext(ctx, o.d.q(query), args...))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Task{}, o.taskMismatch(ctx, t)
+	}
+	if err != nil {
+		return Task{}, fmt.Errorf("%s: %w", what, err)
+	}
+	if err := o.event(ctx, Event{JobID: t.JobID, Index: t.Index, Attempt: task.Attempt,
+		From: string(t.From), To: string(t.To), At: at, Reason: t.Reason, Cause: t.Cause}); err != nil {
 		return Task{}, fmt.Errorf("%s: %w", what, err)
 	}
 	return task, nil

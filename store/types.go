@@ -373,7 +373,21 @@ const (
 	// lost gang's attempt on nodes still up, asked to checkpoint, have
 	// all ended (NoteLeftEnded).
 	CauseLeftEnded Cause = "left_ended"
+	// CauseNodeLost and CauseNodeBack mark notes, not moves (Cause.Note):
+	// events of a task's open attempt, From and To its state, that its
+	// node was lost (or left) and the attempt is held through
+	// lost_node_grace, or that the node came back and its agent still
+	// runs the attempt, which goes on (trial 29e E4: the job's log said
+	// nothing of either). TransitionTask records them and changes
+	// nothing else; the what-if export, the decision log and the
+	// restores take no move from them.
+	CauseNodeLost Cause = "node_lost"
+	CauseNodeBack Cause = "node_back"
 )
+
+// Note says whether an event of cause c is a note of a task's attempt
+// (CauseNodeLost, CauseNodeBack) rather than a transition.
+func (c Cause) Note() bool { return c == CauseNodeLost || c == CauseNodeBack }
 
 // NodeEvent is a change of a node's state: lost, or up again (From ""
 // for a node's first registration, or one after its deletion); an

@@ -45,6 +45,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"RecordPartExits", testRecordPartExits},
 		{"NoteLostExit", testNoteLostExit},
 		{"NoteLeftEnded", testNoteLeftEnded},
+		{"TaskNote", testTaskNote},
 		{"ListJobsFilters", testListJobs},
 		{"ListJobsSinceOutOfOrder", testJobsSinceOutOfOrder},
 		{"EventsOfOneUpdateInOrder", testEventsOfOneUpdateInOrder},
