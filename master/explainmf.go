@@ -38,7 +38,7 @@ func (f *cfFacts) mfCouldPreempt(e *sched.Job, ai int) bool {
 
 // preemptNote says why the preemption rule of job ji's pool takes none
 // of the running jobs refs that must end for it, where that rule is on
-// for it (trial 29e E2: an emergency-QOS job waited "once job 7 ends",
+// for it (a function of f, as cfFacts has its 40 methods; trial 29e E2: an emergency-QOS job waited "once job 7 ends",
 // and its user, who chose a QOS that preempts, was not told why it did
 // not): in a multifactor or priority pool, with the pool's preemption or
 // a QOS of ji's that preempts, each such job is not preemptible
@@ -46,7 +46,7 @@ func (f *cfFacts) mfCouldPreempt(e *sched.Job, ai int) bool {
 // mustEnd found (JobRef.Preempt "" for a job that must end), so it
 // agrees with the core's rule as couldPreempt replays it. "" where the
 // rule is off for ji, or no job in its way must end.
-func (f *cfFacts) preemptNote(ji int, refs []api.JobRef) string {
+func preemptNote(f *cfFacts, ji int, refs []api.JobRef) string {
 	s := f.s
 	e := &s.Jobs[ji]
 	if e.Pool < 0 || e.Pool >= len(s.Pools) {

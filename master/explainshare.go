@@ -152,7 +152,7 @@ func (f *cfFacts) mustEndMessage(ji int, cf *api.Counterfactual) string {
 	if note := f.shareNote(ji, cf.MustEnd); note != "" {
 		m += " " + note
 	}
-	if note := f.preemptNote(ji, cf.MustEnd); note != "" { // explainmf.go
+	if note := preemptNote(f, ji, cf.MustEnd); note != "" { // explainmf.go
 		m += " " + note
 	}
 	return m
