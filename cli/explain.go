@@ -71,22 +71,25 @@ func printDryRun(w io.Writer, d api.DryRun) error {
 	}
 	fmt.Fprintf(w, "Dry run: job %s would be accepted (pool %s, project %s, %s of %s)\n\n%s\n\n",
 		name, d.Pool, orDash(d.Project), plural.Count(d.Tasks, "task"), plural.Count(d.Slots, "slot"), wrap(d.Summary, 76))
-	// The limit as the master read it: -t 1:30 is 90 s, as in Slurm.
+	// The time limit as the master read it: -t 1:30 is 90 s, as in
+	// Slurm. "Time limit", as allot job show says, not "Limit": the
+	// summary above may speak of its project's limit of GPUs (trial
+	// 2026-11-29e E6).
 	limit := "none"
 	if d.TimeLimitS > 0 {
 		limit = humanDur(time.Duration(d.TimeLimitS) * time.Second)
 	}
-	fmt.Fprintf(w, "Limit:    %s\n", limit)
-	fmt.Fprintf(w, "Queue:    %d of %d\n", d.Position, d.Queued+1)
+	fmt.Fprintf(w, "Time limit: %s\n", limit)
+	fmt.Fprintf(w, "Queue:      %d of %d\n", d.Position, d.Queued+1)
 	switch p := d.Pending; {
 	case d.StartsNow:
-		fmt.Fprintf(w, "Start:    now\n")
+		fmt.Fprintf(w, "Start:      now\n")
 	case p != nil:
-		fmt.Fprintf(w, "Reason:   %s: %s\n", p.Reason, p.Message)
+		fmt.Fprintf(w, "Reason:     %s: %s\n", p.Reason, p.Message)
 		if p.BlockedBy != 0 {
-			fmt.Fprintf(w, "Blocked:  by %s\n", blockerText(p))
+			fmt.Fprintf(w, "Blocked:    by %s\n", blockerText(p))
 		}
-		fmt.Fprintf(w, "Start:    %s\n", waitStartText(p, d.WouldStart, ref))
+		fmt.Fprintf(w, "Start:      %s\n", waitStartText(p, d.WouldStart, ref))
 	}
 	if len(d.Preempts) > 0 {
 		fmt.Fprintln(w, "\nWould preempt:")

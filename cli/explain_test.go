@@ -358,7 +358,7 @@ func TestExplainMustEndKinds(t *testing.T) {
 			"WAIT FOR\n",
 			"  6    notebook    cy    vision   2      " + at + " (in 1h)  its end\n",
 			"  2    train-grid  bo    vision   4      no time limit             its end or preemption\n",
-			"Start:    not before " + at + " (in 1h), when the jobs that must end reach their time limits",
+			"Start:      not before " + at + " (in 1h), when the jobs that must end reach their time limits",
 		}},
 		{"all could be preempted: no column", []api.JobRef{grid}, nil, []string{
 			"  on dev-1, once these end or are preempted:\n",
@@ -366,7 +366,7 @@ func TestExplainMustEndKinds(t *testing.T) {
 		}},
 		{"one being preempted, one must end", []api.JobRef{{ID: 4, Name: "a", Slots: 1, Preempt: api.PreemptUnderWay},
 			{ID: 5, Name: "b", Slots: 1}}, nil, []string{"its preemption\n", "its end\n",
-			"Start:    unknown (job 5, which must end for it, has no time limit)\n"}},
+			"Start:      unknown (job 5, which must end for it, has no time limit)\n"}},
 		{"one being shrunk, one must end", []api.JobRef{{ID: 4, Name: "a", Slots: 1, Preempt: api.PreemptUnderWay,
 			Resize: &api.SlotChange{From: 2, To: 1}}, {ID: 5, Name: "b", Slots: 1}}, nil, []string{"its shrink to 1 slot\n", "its end\n"}},
 		{"all being shrunk", []api.JobRef{{ID: 4, Name: "a", Slots: 1, Preempt: api.PreemptUnderWay,
@@ -447,7 +447,7 @@ func TestExplainPrivateRefs(t *testing.T) {
 			"Blocked:  by job 7 (another project's job)\n"}},
 		{"dry run", func(b *bytes.Buffer) error { return printDryRun(b, d) }, []string{
 			"  2    (another project's job)  -     1      4      priority 10",
-			"Blocked:  by job 7 (another project's job)\n"}},
+			"Blocked:    by job 7 (another project's job)\n"}},
 		{"job show", func(b *bytes.Buffer) error { _, err := b.WriteString(pendingText(blocked)); return err }, []string{
 			"(blocked by job 7 (another project's job))"}},
 	} {

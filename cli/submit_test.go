@@ -195,9 +195,9 @@ func TestSubmitDryRun(t *testing.T) {
 It would be accepted in pool research as the 1st of 2 waiting. It would
 start now.
 
-Limit:    none
-Queue:    1 of 2
-Start:    now
+Time limit: none
+Queue:      1 of 2
+Start:      now
 Nothing was submitted.
 `},
 		{name: "would wait, with --test-only", args: []string{"submit", "--test-only", big}, out: `Dry run: job big would be accepted (pool research, project vision, 1 task of 8 slots)
@@ -206,10 +206,10 @@ It would be accepted in pool research as the 2nd of 2 waiting. It would
 wait: needs 8 slots per task, 2 are free in the pool. It could start on
 gpu-1 once job 7 ends.
 
-Limit:    1h
-Queue:    2 of 2
-Reason:   no_capacity: needs 8 slots per task, 2 are free in the pool
-Start:    2024-05-01 11:00 (in 1h), a forecast
+Time limit: 1h
+Queue:      2 of 2
+Reason:     no_capacity: needs 8 slots per task, 2 are free in the pool
+Start:      2024-05-01 11:00 (in 1h), a forecast
 
 What would let it start now:
   on gpu-1, once these end:
@@ -224,10 +224,10 @@ wait: no node in the pool can hold a task of 16 slots. It cannot start on
 the nodes up now: job huge can never run: needs 16 slots per task; the
 pool's nodes hold 8 together.
 
-Limit:    none
-Queue:    2 of 2
-Reason:   no_nodes: no node in the pool can hold a task of 16 slots
-Start:    never on today's nodes
+Time limit: none
+Queue:      2 of 2
+Reason:     no_nodes: no node in the pool can hold a task of 16 slots
+Start:      never on today's nodes
 
 What would let it start now:
   nothing on today's nodes: job huge can never run: needs 16 slots per task; the pool's nodes hold 8 together
@@ -239,10 +239,10 @@ It would be accepted in pool research as the 1st of 2 waiting. It would
 preempt 4 tasks of 1 running job and start once their checkpoints have
 landed.
 
-Limit:    none
-Queue:    1 of 2
-Reason:   checkpointing: slots were freed by preemption; waiting for the preempted tasks to checkpoint (needs 8 slots)
-Start:    2024-05-01 10:00 (now), a forecast
+Time limit: none
+Queue:      1 of 2
+Reason:     checkpointing: slots were freed by preemption; waiting for the preempted tasks to checkpoint (needs 8 slots)
+Start:      2024-05-01 10:00 (now), a forecast
 
 Would preempt:
   JOB  NAME   USER  TASKS  SLOTS  WHY

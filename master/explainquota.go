@@ -116,6 +116,37 @@ func (f *cfFacts) quotaBind(ji, need int) (string, quotaBinding, int) {
 	return reclaimBlocked(s, e, h), bindNone, -1
 }
 
+// limitNever is the counterfactual of job ji of a quota pool whose task
+// is larger than its project's limit, or a parent's (sched's
+// LimitBelow): it can never start, whatever ends, until an admin raises
+// that limit; nil when no limit binds so. Trial 2026-11-29e E6: such a
+// job was told that the pool's order would serve another job first, as
+// if an end could start it.
+func (f *cfFacts) limitNever(ji int) *api.Counterfactual {
+	s := f.s
+	pr := s.LimitBelow(ji)
+	if pr < 0 {
+		return nil
+	}
+	e := &s.Jobs[ji]
+	need := e.Slots
+	if e.MinSlots > 0 {
+		need = e.MinSlots
+	}
+	name := e.ID
+	if rec := f.rec(ji); rec != nil {
+		name = jobLabel(*rec)
+	}
+	whose := "its project " + s.Projects[pr].Name
+	if pr != e.Project {
+		whose = "its project's parent " + s.Projects[pr].Name
+	}
+	msg := fmt.Sprintf("job %s can never start: a task of %s is over %s's limit of %d in pool %s (the most the project may hold there, "+
+		"borrowing LOW work included), so no job's end would start it; an admin must raise the limit (projects[].limit in the configuration, then allot config reload)",
+		name, slotWord(need), whose, s.Projects[pr].Limit, s.Pools[e.Pool].Name)
+	return &api.Counterfactual{Never: msg, Message: "It cannot start: " + msg + "."}
+}
+
 // reclaimBlocked explains, for a job within its project's quota, why
 // reclaim frees nothing for it where another project holds more than its
 // quota: every preemptible task of such a project is larger than its

@@ -183,11 +183,12 @@ func (v *feasView) poolsWithGPU(gpu string) []string {
 	return pools
 }
 
-// quotaFeasible refuses, in a quota pool, work that may only run within
-// its project's quota (interactive or not preemptible) whose smallest
-// task is larger than that quota, or than the limit of the project or a
-// parent: it would wait for ever, however idle the pool (the scenario
-// parser's rule too).
+// quotaFeasible refuses, in a quota pool, work whose smallest task is
+// larger than the limit of its project or a parent, borrowing (LOW) work
+// included, since the limit caps what it borrows too, and work that may
+// only run within its project's quota (interactive or not preemptible)
+// whose smallest task is larger than that quota: it would wait for ever,
+// however idle the pool (the scenario parser's rule too).
 func quotaFeasible(cfg *config.Config, pool int, project string, e *sched.Job) error {
 	field, why, advice := quotaNever(cfg, pool, project, e)
 	if why == "" {
@@ -202,7 +203,7 @@ func quotaFeasible(cfg *config.Config, pool int, project string, e *sched.Job) e
 // under cfg (quotaFeasible's rule), naming the field at fault, with
 // advice for a submission; why is "" when it can run.
 func quotaNever(cfg *config.Config, pool int, project string, e *sched.Job) (field, why, advice string) {
-	if cfg.Pools[pool].Policy != sched.PolicyQuota || e.Borrow {
+	if cfg.Pools[pool].Policy != sched.PolicyQuota {
 		return "", "", ""
 	}
 	need := e.Slots
@@ -214,12 +215,19 @@ func quotaNever(cfg *config.Config, pool int, project string, e *sched.Job) (fie
 	if !ok {
 		return "", "", ""
 	}
-	// A limit binds first: running preemptible over quota would not help.
+	// A limit binds first, and binds borrowing work too (trial
+	// 2026-11-29e E6: a LOW job past it was accepted and waited for
+	// ever): running preemptible over quota would not help.
 	for p, ok := pr, true; ok; p, ok = cfg.Project(p.Parent) {
 		if p.Limit > 0 && need > p.Limit {
 			return field, fmt.Sprintf("a task of %s can never run under project %s's limit of %d in quota pool %s",
-				plural.Count(need, "slot"), p.Name, p.Limit, cfg.Pools[pool].Name), ""
+					plural.Count(need, "slot"), p.Name, p.Limit, cfg.Pools[pool].Name),
+				" The limit caps what the project holds there, borrowing LOW work included. Submit it with smaller tasks, " +
+					"or ask an admin to raise the project's limit (projects[].limit in the configuration)."
 		}
+	}
+	if e.Borrow {
+		return "", "", "" // borrowing work counts toward no quota
 	}
 	if guaranteed := e.Interactive || !e.Preemptible; guaranteed && need > pr.Quota {
 		kind := "not preemptible"

@@ -93,6 +93,12 @@ projects:
 		{"a parent's limit", "/api/v1/jobs", job("lab", 6, `, "preemptible": true`), 422, "resources.slots",
 			"can never run under project org's limit of 4"},
 		{"allow_infeasible queues it", "/api/v1/jobs?allow_infeasible=true", job("sandbox", 1, ""), 201, "", ""},
+		// Trial 2026-11-29e E6: the limit caps borrowing work too; a
+		// LOW job past it was accepted and waited for ever.
+		{"LOW past a parent's limit", "/api/v1/jobs", job("lab", 6, `, "priority_class": "LOW"`), 422, "resources.slots",
+			"a task of 6 slots can never run under project org's limit of 4 in quota pool default"},
+		{"LOW past the limit, allow_infeasible", "/api/v1/jobs?allow_infeasible=true", job("lab", 6, `, "priority_class": "LOW"`), 201, "", ""},
+		{"LOW within the limit borrows, past its quota", "/api/v1/jobs", job("lab", 4, `, "priority_class": "LOW"`), 201, "", ""},
 		// Trial 2026-11-29c C3: the pool's size binds first; the quota's
 		// advice (submit it preemptible) could not help.
 		{"beyond the pool too: its size first", "/api/v1/jobs", job("sandbox", 100, ""), 422, "resources.slots",

@@ -10,7 +10,7 @@ import (
 
 // TestReloadWarnsOfJobsThatNeverStart: a reload that lowers a project's
 // limit (or its quota, for work that runs only within it) below a
-// waiting job's task is taken, and its reply names the job and why it
+// waiting job's task, borrowing work's included, is taken, and its reply names the job and why it
 // can never start now, by the rule that refuses such a submission; a
 // reload that leaves it startable warns of nothing.
 func TestReloadWarnsOfJobsThatNeverStart(t *testing.T) {
@@ -23,6 +23,8 @@ func TestReloadWarnsOfJobsThatNeverStart(t *testing.T) {
 	h.agent("n1", 8)
 	gang := h.submit(`{"name": "gang", "project": "vision", "entrypoint": "x", "resources": {"slots": 6, "preemptible": true}}`)
 	solid := h.submit(`{"name": "solid", "project": "vision", "entrypoint": "x", "resources": {"slots": 3, "preemptible": false}}`)
+	// The limit caps borrowing (LOW) work too (trial 2026-11-29e E6).
+	low := h.submit(`{"name": "low", "project": "vision", "entrypoint": "x", "resources": {"slots": 4, "priority_class": "LOW"}}`)
 	cases := []struct {
 		name, file string
 		want       []string // prefixes of the warnings, in order
@@ -30,7 +32,8 @@ func TestReloadWarnsOfJobsThatNeverStart(t *testing.T) {
 		{"the same limits", file(4, 8), nil},
 		{"the limit below the gang", file(2, 2), []string{
 			fmt.Sprintf("job %d (gang, queued) can never start now: a task of 6 slots can never run under project vision's limit of 2 in quota pool teams; it waits", gang),
-			fmt.Sprintf("job %d (solid, queued) can never start now: a task of 3 slots can never run under project vision's limit of 2", solid)}},
+			fmt.Sprintf("job %d (solid, queued) can never start now: a task of 3 slots can never run under project vision's limit of 2", solid),
+			fmt.Sprintf("job %d (low, queued) can never start now: a task of 4 slots can never run under project vision's limit of 2", low)}},
 		{"the quota below the job that runs only within it", file(2, 8), []string{
 			fmt.Sprintf("job %d (solid, queued) can never start now: a task of 3 slots can never run within project vision's quota of 2", solid)}},
 	}

@@ -251,6 +251,9 @@ func (p *pendingInfo) view() *api.Pending {
 	if pe.Reason == sched.ReasonMaxConcurrent && p.ctx.capped != "" {
 		v.Message = p.ctx.capped
 	}
+	if pe.Reason == sched.ReasonLimit && p.ctx.limitNever != "" {
+		v.Message = p.ctx.limitNever
+	}
 	if pe.Reason == sched.ReasonReserved {
 		v.Message += p.ctx.growsFirst
 	}
@@ -307,6 +310,9 @@ func pendingContextOf(snap *sched.Snapshot, plan *sched.Plan, pe sched.Pending, 
 			isResize = func(a int) bool { _, ok := resized[a]; return ok }
 		}
 		c.checkpointing = sched.CheckpointingMessage(snap, plan, pe.Job, pe.Need, isResize)
+	}
+	if pe.Reason == sched.ReasonLimit {
+		c.limitNever = snap.LimitNeverMessage(pe.Job)
 	}
 	if pe.Reason == sched.ReasonOverQuota && pe.Job >= 0 && pe.Job < len(snap.Jobs) {
 		j := &snap.Jobs[pe.Job]
@@ -477,4 +483,9 @@ type pendingContext struct {
 	// its pool even with the lost or left nodes back, their slots
 	// counted (awayView.messages); "" keeps the core's.
 	awayNever string
+	// limitNever is the message of a project_limit job whose task is
+	// larger than its project's limit (sched.Snapshot.LimitNeverMessage),
+	// which the view's snapshot has no projects to give; "" keeps the
+	// core's.
+	limitNever string
 }

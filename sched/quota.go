@@ -94,6 +94,16 @@ func (o *quotaOrder) begin(p *pass, pool int, jobs []int32) {
 }
 
 func (o *quotaOrder) end(p *pass) {
+	// Work the rounds never reached (preemptible work kept for a phase
+	// that found no idle slot) takes its turn here, in the queue's
+	// order, before the borrowing work: the order the pool's queue is
+	// shown in (Pending.Turn) is every project's work, then borrowing
+	// work, whatever the rounds got to (docs/cli.md, POS).
+	for _, j := range o.jobs {
+		if !p.s.Jobs[j].Borrow && p.wants(j) {
+			p.sc.turns.offer(j)
+		}
+	}
 	p.sc.quota.borrowIdle(p)
 	for _, j := range o.jobs {
 		p.sc.quota.finish(p, j)

@@ -174,3 +174,49 @@ func BorrowHint(idle int) string {
 	}
 	return fmt.Sprintf("; submitted preemptible (resources: preemptible: true) it could borrow idle slots past its quota (%d idle in the pool), and be preempted when they are reclaimed", idle)
 }
+
+// LimitBelow returns the project, job j's own or a parent, whose limit
+// is below the job's smallest task (its MinSlots when elastic), so that
+// in a quota pool the job can never start however idle the pool, until
+// the limit is raised; -1 when none is, or the job is not in a quota
+// pool. The limit caps borrowing work too (withinLimit). The nearest
+// such project is named, as the quota rounds check it first.
+func (s *Snapshot) LimitBelow(j int) int {
+	if j < 0 || j >= len(s.Jobs) {
+		return -1
+	}
+	job := &s.Jobs[j]
+	if job.Pool < 0 || job.Pool >= len(s.Pools) || s.Pools[job.Pool].Policy != PolicyQuota {
+		return -1
+	}
+	need := job.Slots
+	if job.MinSlots > 0 {
+		need = job.MinSlots
+	}
+	for p := job.Project; p >= 0 && p < len(s.Projects); p = s.Projects[p].Parent {
+		if l := s.Projects[p].Limit; l > 0 && need > l {
+			return p
+		}
+	}
+	return -1
+}
+
+// LimitNeverMessage is the project_limit reason of job j that can never
+// start under its project's limit (LimitBelow): what must change, not
+// only what binds (trial 2026-11-29e E6: "would take its project past its
+// limit" read as a wait that ends); "" when the limit does not bind for
+// ever. A caller that renders the reason later, from less than the
+// snapshot, keeps it.
+func (s *Snapshot) LimitNeverMessage(j int) string {
+	p := s.LimitBelow(j)
+	if p < 0 {
+		return ""
+	}
+	job := &s.Jobs[j]
+	need := job.Slots
+	if job.MinSlots > 0 {
+		need = job.MinSlots
+	}
+	return fmt.Sprintf("can never start: a task of %s is over project %s's limit of %d in pool %s; an admin must raise the project's limit",
+		slotCount(need), s.Projects[p].Name, s.Projects[p].Limit, s.Pools[job.Pool].Name)
+}

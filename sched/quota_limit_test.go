@@ -202,3 +202,63 @@ func checkLimits(t *testing.T, s *Snapshot, p *Plan) {
 		}
 	}
 }
+
+// TestQuotaLimitNeverMessage: a task larger than its project's limit (or
+// a parent's) can never start, borrowing (LOW) work's included, and its
+// project_limit reason says so and what must change; one the limit holds
+// back only while its project's other work runs keeps the plain reason
+// (trial 2026-11-29e E6).
+func TestQuotaLimitNeverMessage(t *testing.T) {
+	cases := []struct {
+		name  string
+		build func(c *cluster) int
+		want  string
+	}{{
+		name: "the trial: LOW, 4 slots, limit 3",
+		build: func(c *cluster) int {
+			teamb := c.project("teamb", -1, 2, 3)
+			run := c.job("run", inProject(teamb), slots(2), waiting(0))
+			c.fill(run, "gpu-1", 1, 10)
+			return c.job("over-limit", inProject(teamb), slots(4), preemptible(), borrow())
+		},
+		want: "can never start: a task of 4 slots is over project teamb's limit of 3 in pool gpu; an admin must raise the project's limit",
+	}, {
+		name: "a parent's limit, work within its quota",
+		build: func(c *cluster) int {
+			org := c.project("org", -1, 4, 2)
+			lab := c.project("lab", org, 4, 0)
+			return c.job("big", inProject(lab), slots(3))
+		},
+		want: "can never start: a task of 3 slots is over project org's limit of 2 in pool gpu; an admin must raise the project's limit",
+	}, {
+		name: "within the limit once its project's work ends",
+		build: func(c *cluster) int {
+			teamb := c.project("teamb", -1, 2, 3)
+			run := c.job("run", inProject(teamb), slots(2), waiting(0))
+			c.fill(run, "gpu-1", 1, 10)
+			return c.job("lim3", inProject(teamb), slots(3), preemptible(), borrow())
+		},
+		want: "needs 3 slots; that would take its project past its limit",
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCluster(t).pool("gpu", PolicyQuota).nodes("gpu", 1, 8, "")
+			j := tc.build(c)
+			s := c.snapshot()
+			plan, err := Schedule(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := slices.IndexFunc(plan.Pending, func(pe Pending) bool { return pe.Job == j })
+			if i < 0 {
+				t.Fatalf("job %s is not pending:\n%s", s.Jobs[j].ID, fmtPlan(s, plan))
+			}
+			if pe := plan.Pending[i]; pe.Reason != ReasonLimit {
+				t.Fatalf("reason %v, want project_limit:\n%s", pe.Reason, fmtPlan(s, plan))
+			}
+			if got := plan.Message(s, i); got != tc.want {
+				t.Errorf("message %q\nwant    %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -208,6 +208,10 @@ func (q *quotaPass) allowed(p *pass, pr, j int32, interactive bool) bool {
 			break
 		}
 	}
+	// Its project's round reached it and turned it away: that is its
+	// turn, ahead of the borrowing work tried after the rounds
+	// (Pending.Turn; it decides nothing).
+	p.sc.turns.offer(j)
 	p.addPending(pe)
 	return false
 }

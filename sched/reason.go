@@ -295,6 +295,9 @@ func (p Pending) message(s *Snapshot, plan *Plan) string {
 		return fmt.Sprintf("needs %s; its project has %d left of its quota, and this work may only run within quota", slotCount(p.Need), max(p.Free, 0)) +
 			BorrowHint(s.borrowIdle(plan, p.Job, p.Need))
 	case ReasonLimit:
+		if m := s.LimitNeverMessage(p.Job); m != "" {
+			return m
+		}
 		return fmt.Sprintf("needs %s; that would take its project past its limit", slotCount(p.Need))
 	case ReasonNoSpare:
 		return fmt.Sprintf("this task would take its project past its quota or fair share; waiting for idle slots (needs %d, %d free)", p.Need, p.Free)

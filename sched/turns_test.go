@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -74,14 +75,16 @@ func TestTurnsFollowServingOrder(t *testing.T) {
 			b.fill(c, "p-1", 1, 0)
 			return b.snapshot()
 		}, []string{"b", "c", "a"}},
-		{"quota: the project under its quota before a higher priority over it", func(t *testing.T) *Snapshot {
+		{"quota: the project under its quota before a higher priority over it; borrowing work last", func(t *testing.T) *Snapshot {
 			s := quotaSnap(1, 2, "a", 2, "b", 2)
 			held := addJob(s, "held", 0, 2, 0, false)
 			s.Jobs[held].Preemptible = false
 			addRun(s, held, 0, 2, 0)
-			// Interactive work past a's quota is held back before its
-			// turn; borrowing work is tried on idle slots after the
-			// rounds.
+			// Interactive work past a's quota is turned away in a's
+			// round, and preemptible work past it waits for a phase
+			// that finds no idle slot: both take their turns before
+			// the borrowing work, tried on idle slots after the rounds
+			// (trial 2026-11-29e E1: it was ranked before both).
 			addJob(s, "ia", 0, 1, 1, true)
 			wa := addJob(s, "wa", 0, 1, 1, false)
 			s.Jobs[wa].Priority = 10
@@ -90,7 +93,7 @@ func TestTurnsFollowServingOrder(t *testing.T) {
 			bw := addJob(s, "bw", 1, 1, 1, false)
 			s.Jobs[bw].Borrow = true
 			return s
-		}, []string{"wb", "bw", "ia", "wa"}},
+		}, []string{"wb", "ia", "wa", "bw"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := tt.build(t)
@@ -112,6 +115,85 @@ func TestTurnsFollowServingOrder(t *testing.T) {
 				t.Errorf("jobs by turn %v, want %v\n%s", got, tt.want, fmtPlan(s, plan))
 			}
 		})
+	}
+}
+
+// TestTurnsQuotaBorrowLast: in a quota pool every project's work takes
+// its turn before the borrowing (LOW) work, whether its project's round
+// started it, turned it away past its quota or limit, or never reached
+// it, and a lost node (its node and its allocations out of the snapshot,
+// as the master leaves them) does not move the borrowing work ahead of
+// it (trial 2026-11-29e E1: a LOW job reclaimed from a full pool was
+// POS 1, ahead of HIGH and NORMAL work of projects at their quota, and
+// last while the node was lost).
+func TestTurnsQuotaBorrowLast(t *testing.T) {
+	// The trial's pool q: one node of 4; teama quota 2, teamb quota 2
+	// limit 3; command jobs are not preemptible, LOW borrows.
+	type run struct {
+		project, slots int
+	}
+	type wait struct {
+		id                   string
+		project, slots, prio int
+		low                  bool
+	}
+	for _, tt := range []struct {
+		name    string
+		running []run
+		waiting []wait
+		want    []string
+	}{
+		{"the trial: HIGH of a project at its quota, NORMAL of another, the reclaimed LOW job",
+			[]run{{0, 2}, {1, 2}},
+			[]wait{{"borrow4", 0, 4, 80, true}, {"q-a-high", 0, 1, 10, false}, {"q-b-normal", 1, 1, 42, false}},
+			[]string{"q-a-high", "q-b-normal", "borrow4"}},
+		{"addendum 2: NORMAL of a project under its quota ahead of two LOW borrowers, one past its limit",
+			[]run{{0, 1}, {1, 2}},
+			[]wait{{"borrow4", 0, 4, 80, true}, {"over-limit", 1, 4, 80, true}, {"q-a-normal", 0, 2, 42, false}, {"q-b-normal", 1, 1, 10, false}},
+			[]string{"q-a-normal", "q-b-normal", "borrow4", "over-limit"}},
+	} {
+		for _, lost := range []bool{false, true} {
+			name := tt.name
+			if lost {
+				name += ", node lost"
+			}
+			t.Run(name, func(t *testing.T) {
+				s := &Snapshot{Now: 100, Pools: []Pool{{Name: "q", Policy: PolicyQuota, Placement: PlaceBinpack}},
+					Projects: []Project{{Name: "teama", Parent: -1, Quota: 2, OverQuotaWeight: 2},
+						{Name: "teamb", Parent: -1, Quota: 2, OverQuotaWeight: 2, Limit: 3}}}
+				if !lost {
+					s.Nodes = []Node{{Name: "n1", Slots: 4}}
+				}
+				for i, r := range tt.running {
+					s.Jobs = append(s.Jobs, Job{ID: fmt.Sprintf("run%d", i), Submit: int64(i), Seq: int64(i), Priority: 42, Weight: 1,
+						Slots: r.slots, MaxRunning: 1, Project: r.project})
+					if !lost {
+						addRun(s, len(s.Jobs)-1, 0, r.slots, 0)
+					}
+				}
+				for i, w := range tt.waiting {
+					s.Jobs = append(s.Jobs, Job{ID: w.id, Submit: int64(10 + i), Seq: int64(10 + i), Priority: w.prio, Weight: 1,
+						Slots: w.slots, Waiting: 1, MaxRunning: 1, Project: w.project, Borrow: w.low, Preemptible: w.low})
+				}
+				plan, err := Schedule(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(plan.Starts)+len(plan.Preemptions) > 0 {
+					t.Fatalf("nothing is meant to start:\n%s", fmtPlan(s, plan))
+				}
+				got := make([]string, len(plan.Pending))
+				for _, pe := range plan.Pending {
+					if pe.Turn < 1 || int(pe.Turn) > len(got) || got[pe.Turn-1] != "" {
+						t.Fatalf("turn %d of job %s: not a permutation of 1..%d\n%s", pe.Turn, s.Jobs[pe.Job].ID, len(got), fmtPlan(s, plan))
+					}
+					got[pe.Turn-1] = s.Jobs[pe.Job].ID
+				}
+				if !slices.Equal(got, tt.want) {
+					t.Errorf("jobs by turn %v, want %v\n%s", got, tt.want, fmtPlan(s, plan))
+				}
+			})
+		}
 	}
 }
 
