@@ -54,7 +54,7 @@ func (ja *jobsAPI) handleJobEvents(w http.ResponseWriter, r *http.Request) {
 // jobEventsFilter reads GET /jobs/{id}/events's query: after (a Seq) and
 // limit (1000 unless given).
 func jobEventsFilter(id int64, q url.Values) (store.EventFilter, error) {
-	f := store.EventFilter{JobID: id, Limit: 1000}
+	f := store.EventFilter{JobID: id, Limit: 1000, Notes: true}
 	if err := onlyParams(q, "after", "limit"); err != nil {
 		return f, err
 	}

@@ -72,4 +72,6 @@ const (
 
 // Note says whether an event of cause c is a note of a task's attempt
 // (CauseNodeLost, CauseNodeBack) rather than a transition.
+// Events leaves them out unless asked (EventFilter.Notes), by these two
+// causes: a new note's cause goes there too.
 func (c Cause) Note() bool { return c == CauseNodeLost || c == CauseNodeBack }

@@ -332,6 +332,9 @@ func (r reads) Events(ctx context.Context, f EventFilter) ([]Event, error) {
 	if f.To != "" {
 		where, args = append(where, "to_state = ?"), append(args, f.To)
 	}
+	if !f.Notes {
+		where, args = append(where, "cause NOT IN (?, ?)"), append(args, string(CauseNodeLost), string(CauseNodeBack))
+	}
 	query, args := finish(`SELECT `+eventCols+` FROM events`,
 		where, "seq", f.Limit, args)
 	rows, err := r.q.QueryContext(ctx, r.d.q(query), args...)

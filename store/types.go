@@ -370,6 +370,13 @@ type EventFilter struct {
 	// only the events it returns.
 	To    string
 	Limit int
+	// Notes keeps the notes of held attempts (Cause.Note: a node's loss
+	// or return, which change no state) among the events; false leaves
+	// them out, as every reader of transitions wants (the decision log,
+	// the what-if export, the restores, the preemption budget), for
+	// their From and To would read as a transition into the task's
+	// state. allot job events asks for them.
+	Notes bool
 }
 
 // JobFilter selects jobs. Empty fields match everything.

@@ -11,7 +11,8 @@ import (
 // reason, and changes neither the task nor its attempt; one whose task
 // is not in From (or not at its attempt) is a conflict, and one that
 // moves the task, is of no open attempt or carries what a transition
-// would change it by is refused.
+// would change it by is refused. Events lists notes only when asked
+// (EventFilter.Notes).
 func testTaskNote(t *testing.T, target Target) {
 	s := open(t, target)
 	ctx := ctxOf(t)
@@ -61,9 +62,24 @@ func testTaskNote(t *testing.T, target Target) {
 		t.Fatal(err)
 	}
 	wantEqual(t, "tasks after the notes", after, before)
-	evs, err := s.Events(ctx, store.EventFilter{JobID: job.ID})
+	// Readers of transitions never see notes: their From and To would
+	// read as a move into running (the decision log, the what-if export,
+	// the restores, the preemption budget).
+	plain, err := s.Events(ctx, store.EventFilter{JobID: job.ID})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, e := range plain {
+		if e.Cause.Note() {
+			t.Fatalf("events without Notes: %+v is a note", e)
+		}
+	}
+	evs, err := s.Events(ctx, store.EventFilter{JobID: job.ID, Notes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != len(plain)+2 {
+		t.Fatalf("%d events with notes, %d without: want 2 more", len(evs), len(plain))
 	}
 	type fact struct {
 		from, to string
