@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"maps"
 	"slices"
 	"testing"
 )
@@ -258,6 +259,49 @@ func TestQuotaLimitNeverMessage(t *testing.T) {
 			}
 			if got := plan.Message(s, i); got != tc.want {
 				t.Errorf("message %q\nwant    %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestQuotaBorrowElasticUnderLimit: borrowing work that is elastic is
+// tried at its size in the pass, as the quota rounds try it: one over its
+// project's limit at its full size shrinks toward its min_slots and
+// starts on idle slots, and what it borrows counts at the size it holds,
+// so the project's other borrowing work fits under the limit beside it.
+// Borrowing checked the limit at the full size and never shrank: an
+// elastic LOW job whose min_slots fit the limit waited for ever (trial
+// 2026-11-29e, E6's note).
+func TestQuotaBorrowElasticUnderLimit(t *testing.T) {
+	cases := []struct {
+		name  string
+		small bool // a 1-slot LOW job of the same project queued after it
+		want  map[string]int
+	}{
+		{"alone: shrinks to fit the limit", false, map[string]int{"elastic": 2}},
+		{"counted at its size: the small job fits beside it", true, map[string]int{"elastic": 2, "small": 1}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCluster(t).pool("gpu", PolicyQuota).nodes("gpu", 1, 8, "")
+			teamb := c.project("teamb", -1, 2, 3)
+			c.job("elastic", inProject(teamb), slots(4), minSlots(2), preemptible(), borrow())
+			if tc.small {
+				c.job("small", inProject(teamb), slots(1), preemptible(), borrow())
+			}
+			s := c.snapshot()
+			plan, err := Schedule(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]int{}
+			for _, st := range plan.Starts {
+				for _, n := range st.Nodes {
+					got[s.Jobs[st.Job].ID] += int(n.Slots)
+				}
+			}
+			if !maps.Equal(got, tc.want) {
+				t.Fatalf("started %v, want %v:\n%s", got, tc.want, fmtPlan(s, plan))
 			}
 		})
 	}

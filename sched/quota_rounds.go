@@ -239,8 +239,17 @@ func (q *quotaPass) borrowIdle(p *pass) {
 			p.sc.turns.offer(j)
 		}
 		for p.wants(j) {
-			if !q.withinLimit(p.s, int32(job.Project), int32(job.Slots)) {
-				p.addPending(Pending{Job: int(j), Reason: ReasonLimit, Blocker: -1, Need: job.Slots, At: -1})
+			// An elastic task is tried at its size in this pass, as the
+			// rounds try it: one over its project's limit at its full size
+			// shrinks toward its min_slots, and what it borrows is what it
+			// holds (it was checked, and counted, at its full size: one
+			// whose min_slots fit the limit never started).
+			slots := p.elastic.size(j)
+			if !q.withinLimit(p.s, int32(job.Project), slots) {
+				if p.elastic.shrink(j) {
+					continue
+				}
+				p.addPending(Pending{Job: int(j), Reason: ReasonLimit, Blocker: -1, Need: int(slots), At: -1})
 				break
 			}
 			if p.tryPlace(j, false) == failed {
@@ -250,7 +259,7 @@ func (q *quotaPass) borrowIdle(p *pass) {
 				p.addPending(p.failReason(j))
 				break
 			}
-			q.add(p.s, q.borrowed, int32(job.Project), int32(job.Slots))
+			q.add(p.s, q.borrowed, int32(job.Project), slots)
 		}
 	}
 }
