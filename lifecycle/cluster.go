@@ -239,7 +239,9 @@ type Freed struct {
 // kill takes its time (Task.KillAfter) is left killing instead, its
 // slots held until its end (KillEnded), as the live master holds the
 // GPUs of a task being killed until its agent reports the end;
-// Outcome.Killing lists them. A task killing already (its time limit) goes on so. The
+// Outcome.Killing lists them. One whose move or resize is in flight
+// holds its old placement so (kills.replaced), what it let go of of its
+// reservation listed in dst. A task killing already (its time limit) goes on so. The
 // driver then ends the job (Finish), and the attempts it records.
 func (c *Cluster) Kill(dst []Freed, ji int32) []Freed {
 	c.kills.left = c.kills.left[:0]
@@ -251,7 +253,10 @@ func (c *Cluster) Kill(dst []Freed, ji int32) []Freed {
 		case to != TaskKilling || t.Job != ji || from == TaskKilling:
 		case t.Moving:
 			dst = append(dst, Freed{Task: ti, From: from, Slots: c.drained(ti, TaskKilled)})
-		case t.KillAfter > 0 && !t.Replacing():
+		case t.KillAfter > 0:
+			if t.Replacing() {
+				dst = append(dst, c.kills.replaced(c, ti))
+			}
 			c.Tasks.Kill(ti, false)
 			c.kills.left = append(c.kills.left, ti)
 		default: // let go of its slots, killed (Job.Release)

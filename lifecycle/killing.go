@@ -1,5 +1,7 @@
 package lifecycle
 
+import "github.com/allot-sched/allot/sched"
+
 // Kills that take their time. Live, a kill (a user's kill of a job, or a
 // task's time limit) moves an active task to killing and sends its agent
 // a kill command; the master holds the task's GPUs, and counts them in
@@ -91,4 +93,36 @@ func (k *kills) end(c *Cluster, now int64, ti int32, kind EndKind) (slots int, a
 		return slots, v.Attempt, true
 	}
 	return slots, v.Attempt, false
+}
+
+// replaced readies task ti, whose move or resize is in flight, for a
+// kill that takes its time (Tasks.Kill, the caller's next step), as the
+// live master's kill of such a task does: its open attempt holds the old
+// placement's GPUs, killing, until its agent reports the end, and the
+// reservation is let go of at the kill (its Enter leaving preempting:
+// Unreserve, then releaseReserved) but for what a resize kept of the old
+// placement (KeptOn), which the attempt holds still. So the task holds
+// its old placement (Old) again, its move over (Unreserve: the Cluster's
+// re-placed task is not preempting, so its Enter to killing does not),
+// its draining record, which held the rest of the old placement, retired
+// killed. It returns the slots that frees, the reservation beyond what
+// the old placement keeps, reported as the draining record's (where
+// nothing drained, the task's), freed from preempting.
+func (k *kills) replaced(c *Cluster, ti int32) Freed {
+	ts := &c.Tasks
+	j := &c.Jobs[ts.At(ti).Job]
+	f := Freed{Task: ti, From: TaskPreempting}
+	reserved, drained := sched.Slots(ts.At(ti).Nodes), 0
+	if di := ts.Abandoned(ti); di >= 0 {
+		f.Task = di
+		drained = j.Drained(ts, di, TaskKilled)
+	}
+	t := ts.At(ti)
+	t.Nodes = append(t.Nodes[:0], t.Old...)
+	t.Unreserve() // the Cluster's re-placed task runs on: no Enter from preempting lets go of it
+	t.Drain = -1
+	old := sched.Slots(t.Nodes)
+	j.Held += old - reserved // Drained took the draining part off
+	f.Slots = c.freed(j, reserved+drained-old)
+	return f
 }

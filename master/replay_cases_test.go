@@ -278,7 +278,7 @@ func featureCases() []replayCase {
 		{name: "fifo-task-runs", config: "pools:\n  - {name: default, policy: fifo}\n", nodes: replayNodes, jobs: runsJobs},
 		{name: "priority-task-runs", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n",
 			nodes: replayNodes, jobs: runsJobs},
-	}, killPreemptingCases()...)
+	}, append(killPreemptingCases(), killMoveCases()...)...)
 }
 
 // runsJobs: the trials of y and the tasks of e (elastic) run for

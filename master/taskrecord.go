@@ -67,7 +67,9 @@ func (m *Master) recordTask(t *mtask, rec store.Task, amend bool) {
 // end) they stay the attempt's, not free for another start while the
 // killed processes may still run there. The simulator's records hold no
 // GPU twice (its Task holds the new placement, its Drain record what of
-// the old drains), and its Kill frees a re-placed task at once.
+// the old drains); its Kill of a re-placed task whose kill takes its
+// time puts it back on its old placement, as this keeps it
+// (lifecycle's kills.replaced).
 func (m *Master) releaseReserved(t *mtask) {
 	m.releaseParts(t, t.next)
 	t.next = nil

@@ -110,6 +110,11 @@ type Attempt struct {
 	// dates it by.
 	replaced   bool
 	replacedAt int64
+	// inFlight says its last re-placement has not landed: an attempt
+	// that ends so (killed, lost, failed) never ran there, and Decisions
+	// writes no move or resize for it, as the master's log writes one
+	// only for the attempt that continues on the placement it reserved.
+	inFlight bool
 	// byAgent says its agent preempted it as it shut down
 	// (JobSpec.AgentPreempted): no pass asked, and Decisions writes no
 	// preemption request.
@@ -146,7 +151,15 @@ func (r *recorder) moveAttempt(t *lifecycle.Task, nodes []sched.NodeSlots) {
 	if t.Record >= 0 {
 		a := &r.s.jobs[t.Job].attempts[t.Record]
 		a.Moves = append(a.Moves, AttemptMove{At: r.s.now, Nodes: r.attemptNodes(nodes)})
-		a.replaced, a.replacedAt = true, r.s.now
+		a.replaced, a.replacedAt, a.inFlight = true, r.s.now, true
+	}
+}
+
+// landedAttempt notes that task t's last re-placement landed: its
+// attempt runs on there.
+func (r *recorder) landedAttempt(t *lifecycle.Task) {
+	if t.Record >= 0 {
+		r.s.jobs[t.Job].attempts[t.Record].inFlight = false
 	}
 }
 
@@ -156,6 +169,7 @@ func (r *recorder) unmoveAttempt(t *lifecycle.Task) {
 	if t.Record >= 0 {
 		a := &r.s.jobs[t.Job].attempts[t.Record]
 		a.Moves = a.Moves[:max(len(a.Moves)-1, 0)]
+		a.inFlight = false
 	}
 }
 

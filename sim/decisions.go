@@ -64,7 +64,11 @@ func Decisions(res *Result, cost func(job string, task, attempt int) int64) []de
 			ds = append(ds, decisionlog.Decision{At: a.Start, Kind: decisionlog.Start, Job: j.Name, Task: a.Task,
 				Attempt: n, Nodes: logNodes(a.Nodes)})
 			slots := placedSlots(a.Nodes)
-			for _, mv := range a.Moves {
+			moves := a.Moves
+			if a.inFlight && a.End != nil {
+				moves = moves[:len(moves)-1] // it never ran there
+			}
+			for _, mv := range moves {
 				kind := decisionlog.Move
 				if s := placedSlots(mv.Nodes); s != slots {
 					kind, slots = decisionlog.Resize, s

@@ -547,7 +547,10 @@ func (s *sim) killed(ji int32, freed []lifecycle.Freed, killing []int32) {
 		held += f.Slots
 	}
 	for _, f := range freed {
-		if t := s.c.Tasks.At(f.Task); !t.Moving {
+		// A draining record, or a task whose move or resize the kill
+		// abandoned, left killing on its old placement (what it let go
+		// of of its reservation), has no attempt of its own ending.
+		if t := s.c.Tasks.At(f.Task); !t.Moving && t.State != lifecycle.TaskKilling {
 			s.rec.endAttempt(t, lifecycle.AttemptKilled, false)
 		}
 		held -= f.Slots

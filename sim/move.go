@@ -47,6 +47,7 @@ func (s *sim) relanded(ti int32, o *lifecycle.Outcome) {
 		s.freed(f.Task, f.Slots, f.From)
 	}
 	t := s.c.Tasks.At(ti)
+	s.rec.landedAttempt(t)
 	if end, _ := t.Due(s.c.Jobs[t.Job].Shape); end >= 0 {
 		s.q.push(event{at: end, kind: evEnd, ref: ti, ver: t.Ver})
 	}
