@@ -214,10 +214,17 @@ func (e *elasticPass) grow(a int32, partial bool) {
 		return
 	}
 	e.p.pre.setFinal(a)
-	if q := &e.p.sc.quota; e.s.Pools[job.Pool].Policy == PolicyQuota && !job.Borrow {
-		q.add(e.s, q.alloc, int32(job.Project), size-cur)
-		if !job.Preemptible {
-			q.add(e.s, q.fixed, int32(job.Project), size-cur)
+	if q := &e.p.sc.quota; e.s.Pools[job.Pool].Policy == PolicyQuota {
+		switch {
+		case job.Borrow:
+			// What it borrows counts toward its project's limit, as
+			// borrowIdle counts it.
+			q.add(e.s, q.borrowed, int32(job.Project), size-cur)
+		default:
+			q.add(e.s, q.alloc, int32(job.Project), size-cur)
+			if !job.Preemptible {
+				q.add(e.s, q.fixed, int32(job.Project), size-cur)
+			}
 		}
 	}
 	e.p.plan.Resizes = append(e.p.plan.Resizes, Resize{Alloc: int(a), Nodes: e.p.sc.arena[at:len(e.p.sc.arena):len(e.p.sc.arena)], For: -1})
@@ -338,9 +345,12 @@ func slotsOn(nodes []NodeSlots, n int32) int32 {
 	return k
 }
 
-// quotaAllowsGrowth checks a quota pool's limits for delta more slots.
+// quotaAllowsGrowth checks a quota pool's limits for delta more slots:
+// every task's project limit, borrowing work's included (it grew past
+// the limit it started under: trial 2026-11-29f F1), and the quota of
+// work that is not preemptible.
 func (e *elasticPass) quotaAllowsGrowth(job *Job, delta int32) bool {
-	if e.s.Pools[job.Pool].Policy != PolicyQuota || job.Borrow {
+	if e.s.Pools[job.Pool].Policy != PolicyQuota {
 		return true
 	}
 	q := &e.p.sc.quota
@@ -348,5 +358,5 @@ func (e *elasticPass) quotaAllowsGrowth(job *Job, delta int32) bool {
 	if !q.withinLimit(e.s, pr, delta) {
 		return false
 	}
-	return job.Preemptible || q.fixed[pr]+delta <= q.quota[pr]
+	return job.Borrow || job.Preemptible || q.fixed[pr]+delta <= q.quota[pr]
 }

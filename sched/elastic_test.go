@@ -252,6 +252,33 @@ func TestElasticExpandQuota(t *testing.T) {
 	}
 }
 
+// TestElasticExpandQuotaBorrow: borrowing work (LOW) grows only within
+// its project's limit too, and what it grows counts as borrowed (trial
+// 2026-11-29f F1: a LOW task of slots 4, min_slots 2, started at 2 under
+// a limit of 3, grew to 4 in the next pass).
+func TestElasticExpandQuotaBorrow(t *testing.T) {
+	for _, tc := range []struct {
+		limit int
+		want  int32 // the size it grows to; 0 for none
+	}{{0, 4}, {3, 0}, {4, 4}} {
+		t.Run(fmt.Sprintf("limit %d", tc.limit), func(t *testing.T) {
+			s := quotaSnap(1, 8, "a", 2)
+			s.Projects[0].Limit = tc.limit
+			j := addJob(s, "el", 0, 4, 0, false)
+			s.Jobs[j].MinSlots, s.Jobs[j].Borrow = 2, true
+			addRun(s, j, 0, 2, 10)
+			plan := quotaPlan(t, s)
+			var got int32
+			for _, r := range plan.Resizes {
+				got = int32(Slots(r.Nodes))
+			}
+			if len(plan.Resizes) > 1 || got != tc.want {
+				t.Fatalf("resizes %+v, want one to %d slots (0: none)\n%s", plan.Resizes, tc.want, fmtPlan(s, plan))
+			}
+		})
+	}
+}
+
 func TestElasticValidation(t *testing.T) {
 	cases := []struct {
 		name string
