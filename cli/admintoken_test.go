@@ -63,12 +63,18 @@ func TestAdminTokenFileReminder(t *testing.T) {
 // carries its --listen and --tls-cert, which recover-admin needs to print
 // a login line that works (recoverLogin), and never the --db's value.
 func TestRecoverHint(t *testing.T) {
+	rel, err := filepath.Abs("cert2.pem")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name, db, listen, cert, want string
 	}{
 		{"plain", "", ":8080", "", "allot master recover-admin --data /d --listen :8080"},
 		{"tls", "", "0.0.0.0:8443", "/etc/allot/cert.pem", "allot master recover-admin --data /d --listen 0.0.0.0:8443 --tls-cert /etc/allot/cert.pem"},
 		{"postgres", "postgres://u:secret@db/allot", ":8080", "", "allot master recover-admin --data /d --db <this master's --db> --listen :8080"},
+		// Trial 29f F4: run from anywhere, as --data is absolute.
+		{"relative cert", "", ":8443", "cert2.pem", "allot master recover-admin --data /d --listen :8443 --tls-cert " + shellQuote(rel)},
 		{"quoted", "", ":8080", "/my certs/c.pem", "allot master recover-admin --data /d --listen :8080 --tls-cert '/my certs/c.pem'"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

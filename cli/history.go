@@ -31,8 +31,8 @@ type historyFlags struct {
 func (f *historyFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.BoolVar(&f.from, "from-history", false, "replay the jobs the master ran (admins), instead of a FILE")
-	fl.StringVar(&f.win.Since, "since", "", `with --from-history: jobs submitted since (RFC 3339, or "36h", "7d"; default 7d, or the cluster's start if later; times count from it)`)
-	fl.StringVar(&f.win.Until, "history-until", "", "with --from-history: jobs submitted before this (default now)")
+	fl.StringVar(&f.win.Since, "since", "", "with --from-history: jobs submitted since: "+whenHelp+"; default 7d, or the cluster's start if later; times count from it")
+	fl.StringVar(&f.win.Until, "history-until", "", "with --from-history: jobs submitted before this, as --since (default now)")
 	fl.StringVar(&f.save, "save", "", "with --from-history: keep the exported scenario in this file")
 }
 

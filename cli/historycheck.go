@@ -102,7 +102,7 @@ assumed. -o wide also lists the decisions that agreed.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&win.Since, "since", "", `jobs submitted since: an RFC 3339 time or a duration ago ("36h", "7d"); default 7d, or the cluster's start if later`)
+	fl.StringVar(&win.Since, "since", "", "jobs submitted since: "+whenHelp+"; default 7d, or the cluster's start if later")
 	fl.StringVar(&win.Until, "until", "", "jobs submitted before this, as --since; default now")
 	fl.IntVar(&context, "context", 3, "unchanged lines shown around each difference")
 	out.register(cmd)

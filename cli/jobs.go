@@ -94,7 +94,7 @@ redrawn in place) until Ctrl-C.`,
 	fl.StringVarP(&f.user, "user", "u", "", "only jobs of this user (squeue -u)")
 	fl.StringVar(&f.estimate, "estimate", "range", "START shows the forecast's range, or the start if jobs run their whole time limits (limit) or their typical share of them (typical)")
 	fl.StringVar(&f.node, "node", "", "only jobs with a task on this node now")
-	fl.StringVar(&f.since, "since", "", `only jobs submitted since: an RFC 3339 time or a duration ago ("36h", "7d")`)
+	fl.StringVar(&f.since, "since", "", "only jobs submitted since: "+whenHelp)
 	fl.BoolVarP(&f.watch, "watch", "w", false, "poll and print the list again when it changes, until Ctrl-C")
 	fl.DurationVar(&f.interval, "interval", 2*time.Second, "how often --watch polls")
 	registerJobsCompletion(cmd)

@@ -334,7 +334,8 @@ func listenFlag(addr string) (net.Listener, error) {
 // recoverHint is the recover-admin command for a master started with
 // these flags: with its --listen and --tls-cert, so that the login line
 // recover-admin prints names the address and --ca (recoverLogin), and
-// its --db left for the admin to fill in, as it may hold a password.
+// its --db left for the admin to fill in, as it may hold a password;
+// a relative --tls-cert is made absolute.
 func recoverHint(data, db, listen, tlsCert string) string {
 	hint := "allot master recover-admin --data " + shellQuote(data)
 	if db != "" {
@@ -342,6 +343,11 @@ func recoverHint(data, db, listen, tlsCert string) string {
 	}
 	hint += " --listen " + shellQuote(listen)
 	if tlsCert != "" {
+		// Absolute, as --data is: the hint is run from wherever the
+		// admin is (trial 2026-11-29f F4).
+		if abs, err := filepath.Abs(tlsCert); err == nil {
+			tlsCert = abs
+		}
 		hint += " --tls-cert " + shellQuote(tlsCert)
 	}
 	return hint

@@ -221,6 +221,9 @@ func TestTokenHint(t *testing.T) {
 				t.Fatalf("exit %d, want %d; stderr %q", code, ExitError, errOut.String())
 			}
 			got := errOut.String()
+			if tt.name == "no token" && !strings.HasPrefix(got, "allot: not logged in to "+srv.URL+": allot login --master "+srv.URL) {
+				t.Errorf("stderr %q: want the not-logged-in words of a 401 to no token (trial 29f F7)", got)
+			}
 			if tt.want == "" && strings.Contains(got, "The token") {
 				t.Errorf("stderr %q: want no hint", got)
 			}

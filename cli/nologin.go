@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"strings"
 
@@ -21,8 +22,11 @@ import (
 // are. Any other error is returned as it is.
 func notLoggedIn(cmd *cobra.Command, err error) error {
 	var ue *client.UnreachableError
-	if cmd == nil || !errors.As(err, &ue) {
+	if cmd == nil {
 		return err
+	}
+	if !errors.As(err, &ue) {
+		return noToken(cmd, err)
 	}
 	if _, from := masterSource(cmd); from != defaultMasterSource {
 		return err
@@ -39,3 +43,35 @@ func notLoggedIn(cmd *cobra.Command, err error) error {
 		"allot login --master URL --token-file FILE (or set %s and %s)",
 		MasterEnv, DefaultMaster, ue.Err, MasterEnv, TokenEnv)
 }
+
+// noToken rewords the master's 401 when the command sent no token at all
+// (no $ALLOT_TOKEN, no --token or --token-file, no login saved for that
+// master): the master's "send an API token as 'Authorization: Bearer
+// TOKEN'" is HTTP talk to a CLI user, who lacks a login (trial
+// 2026-11-29f F7). A 401 of a token that was sent is left as it is, for
+// tokenHint to say where that token came from.
+func noToken(cmd *cobra.Command, err error) error {
+	var ce *client.Error
+	if !errors.As(err, &ce) || ce.Status != http.StatusUnauthorized || tokenFlagSource(cmd) != "" ||
+		strings.TrimSpace(os.Getenv(TokenEnv)) != "" {
+		return err
+	}
+	addr := normalAddr(masterAddr(cmd))
+	if creds, _, lerr := loadCredentials(); lerr != nil || creds.Masters[addr].Token != "" {
+		return err
+	}
+	return &noTokenError{addr: addr, err: err}
+}
+
+// noTokenError is noToken's words; it wraps the master's 401, which
+// still decides the exit code, without repeating its HTTP words.
+type noTokenError struct {
+	addr string
+	err  error
+}
+
+func (e *noTokenError) Error() string {
+	return fmt.Sprintf("not logged in to %s: allot login --master %s --token-file FILE (or set %s)", e.addr, e.addr, TokenEnv)
+}
+
+func (e *noTokenError) Unwrap() error { return e.err }

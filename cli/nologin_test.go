@@ -18,6 +18,7 @@ import (
 // it was (trial 2026-11-29e E11).
 func TestNotLoggedIn(t *testing.T) {
 	refused := &client.UnreachableError{Addr: DefaultMaster, Err: syscall.ECONNREFUSED}
+	unauth := &client.Error{Status: 401, Message: "authentication required: send an API token as 'Authorization: Bearer TOKEN' (see allot login)"}
 	saved := func(current string) credentials {
 		return credentials{Current: current, Masters: map[string]masterAccount{
 			"http://127.0.0.1:18410": {Token: "t1"}, "http://127.0.0.1:8080": {Token: "t2"}}}
@@ -45,7 +46,18 @@ func TestNotLoggedIn(t *testing.T) {
 		{name: "--master", args: []string{"jobs", "--master", "127.0.0.1:8080"}, err: refused, want: "cannot reach the master"},
 		{name: "$ALLOT_MASTER", args: []string{"jobs"}, env: map[string]string{MasterEnv: "127.0.0.1:8080"}, err: refused,
 			want: "cannot reach the master"},
-		{name: "another error", args: []string{"jobs"}, err: &client.Error{Status: 401, Message: "log in"}, want: "master: 401 Unauthorized: log in"},
+		{name: "another error", args: []string{"jobs"}, err: &client.Error{Status: 403, Message: "no role"}, want: "master: 403 Forbidden: no role"},
+		// A 401 to a command that sent no token says so (trial 29f F7).
+		{name: "401, no token sent", args: []string{"jobs", "--master", "127.0.0.1:18930"}, err: unauth,
+			want: "not logged in to http://127.0.0.1:18930: allot login --master http://127.0.0.1:18930 --token-file FILE (or set ALLOT_TOKEN)"},
+		{name: "401, no token for $ALLOT_MASTER", args: []string{"jobs"}, env: map[string]string{MasterEnv: "127.0.0.1:18930"},
+			creds: ptr(saved("http://127.0.0.1:18410")), err: unauth, want: "not logged in to http://127.0.0.1:18930:"},
+		{name: "401 of $ALLOT_TOKEN", args: []string{"jobs", "--master", "127.0.0.1:18930"}, env: map[string]string{TokenEnv: "tok"},
+			err: unauth, want: "master: 401 Unauthorized: authentication required"},
+		{name: "401 of a saved login", args: []string{"jobs", "--master", "127.0.0.1:18410"}, creds: ptr(saved("")),
+			err: unauth, want: "master: 401 Unauthorized: authentication required"},
+		{name: "401 of --token-file", args: []string{"login", "--master", "127.0.0.1:18930", "--token-file", "x"},
+			err: unauth, want: "master: 401 Unauthorized: authentication required"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "credentials.json")

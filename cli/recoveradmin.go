@@ -112,10 +112,12 @@ func runRecoverAdmin(ctx context.Context, stdout io.Writer, f recoverFlags) erro
 		return err
 	}
 	path := filepath.Join(data, AdminTokenFile)
+	_, statErr := os.Stat(path)
+	replaced := statErr == nil
 	if err := writeSecretFile(path, r.Token+"\n"); err != nil {
 		return fmt.Errorf("write the token file (the token, %d, is stored: revoke it with allot token revoke): %w", r.ID, err)
 	}
-	printRecovery(stdout, f, r, path)
+	printRecovery(stdout, f, r, path, replaced)
 	return nil
 }
 
@@ -158,11 +160,19 @@ func writeSecretFile(path, content string) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-func printRecovery(w io.Writer, f recoverFlags, r master.Recovery, path string) {
+// printRecovery says what recover-admin did; replaced: path held a token
+// file already (the first admin's, or an earlier run's), whose token is
+// not revoked by the overwrite but whose secret is gone, which a
+// second run did without a word (trial 2026-11-29f F4).
+func printRecovery(w io.Writer, f recoverFlags, r master.Recovery, path string, replaced bool) {
 	if r.Created {
 		fmt.Fprintf(w, "No enabled admin was left: created admin %s.\n", f.user)
 	}
 	fmt.Fprintf(w, "New API token %d for admin %s in %s (mode 0600).\n", r.ID, f.user, path)
+	if replaced {
+		fmt.Fprintf(w, "It replaced the earlier %s there (overwriting the file revokes no token: "+
+			"allot token list shows them, allot token revoke ends one).\n", AdminTokenFile)
+	}
 	if f.revokeOld {
 		fmt.Fprintf(w, "Revoked %d earlier token(s) of %s.\n", r.Revoked, f.user)
 	} else {

@@ -16,7 +16,7 @@ import (
 
 // TestRecoverAdminCommand: allot master recover-admin writes a new admin
 // token to DATA/admin.token (mode 0600, replacing a file left with looser
-// bits), and refuses, naming what is wrong, without the flags, without
+// bits, and saying that it did), and refuses, naming what is wrong, without the flags, without
 // the master's database, while a master holds it, and for a user that is
 // not an admin.
 func TestRecoverAdminCommand(t *testing.T) {
@@ -33,7 +33,7 @@ func TestRecoverAdminCommand(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(data, AdminTokenFile), []byte("old\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-		}, wantOut: "(mode 0600)"},
+		}, wantOut: "It replaced the earlier admin.token there (overwriting the file revokes no token"},
 		{name: "not an admin", setup: func(t *testing.T, data string) { addUser(t, data, "bob") },
 			args: []string{"--user", "bob"}, wantErr: `refused: user "bob" is not an admin (enabled admins: admin)`},
 		{name: "no such user", args: []string{"--user", "zed"},
@@ -70,6 +70,9 @@ func TestRecoverAdminCommand(t *testing.T) {
 			}
 			if err != nil || !strings.Contains(out, c.wantOut) {
 				t.Fatalf("out %q, err %v; want %q", out, err, c.wantOut)
+			}
+			if c.setup == nil && strings.Contains(out, "replaced") {
+				t.Fatalf("out %q: no earlier token file was there to replace", out)
 			}
 			checkRecoveredFile(t, data, first, strings.Contains(strings.Join(c.args, " "), "--revoke-old"))
 		})

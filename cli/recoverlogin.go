@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"net"
+	"os"
 )
 
 // checkRecoverServe refuses, as usage errors, a --listen that is no
@@ -12,6 +13,13 @@ func checkRecoverServe(f recoverFlags) error {
 	if f.listen != "" {
 		if _, _, err := net.SplitHostPort(f.listen); err != nil {
 			return usageErrorf("--listen %s: expected the master's HOST:PORT, e.g. 127.0.0.1:8080: %w", f.listen, err)
+		}
+	}
+	if f.tlsCert != "" {
+		// A file that is not there is said so, not "no PEM certificate"
+		// (trial 2026-11-29f F4).
+		if _, err := os.Stat(f.tlsCert); err != nil {
+			return usageErrorf("--tls-cert %s: no such file: give the master's --tls-cert: %w", f.tlsCert, err)
 		}
 	}
 	if f.tlsCert != "" && len(readCerts(f.tlsCert)) == 0 {

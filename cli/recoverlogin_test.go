@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,6 +19,10 @@ func TestRecoverAdminLogin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	notPEM := filepath.Join(dir, "key.txt")
+	if err := os.WriteFile(notPEM, []byte("not a certificate\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name    string
 		args    []string
@@ -30,8 +35,9 @@ func TestRecoverAdminLogin(t *testing.T) {
 		{name: "HTTPS, every interface, self-signed for localhost", args: []string{"--listen", ":8443", "--tls-cert", cert},
 			want: "allot login --master https://localhost:8443 --ca " + shellQuote(abs) + " --token-file TOKEN, and delete the file."},
 		{name: "a certificate without the address", args: []string{"--tls-cert", cert}, wantErr: "give the master's --listen too"},
-		{name: "no certificate", args: []string{"--listen", ":8443", "--tls-cert", filepath.Join(dir, "nosuch.pem")},
-			wantErr: "no PEM certificate read"},
+		{name: "no such file", args: []string{"--listen", ":8443", "--tls-cert", filepath.Join(dir, "nosuch.pem")},
+			wantErr: "nosuch.pem: no such file: give the master's --tls-cert"},
+		{name: "no certificate", args: []string{"--listen", ":8443", "--tls-cert", notPEM}, wantErr: "no PEM certificate read"},
 		{name: "no port", args: []string{"--listen", "gpu-master"}, wantErr: "expected the master's HOST:PORT"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -459,8 +459,9 @@ func TestSubmitWrap(t *testing.T) {
 
 // TestSubmitErrorsTogether (trial 29e E9): a refusal that lists several
 // errors is said one a line, each at its field's line of the file (or
-// naming the flag that set it) with the master's status, in line order
-// as the local checks list theirs; one error reads as before.
+// naming the flag that set it), in line order as the local checks list
+// theirs, and the master's status once after them (trial 29f F9); one
+// error reads as before.
 func TestSubmitErrorsTogether(t *testing.T) {
 	const file = "name: bad\nproject: teamz\npool: qq\nresources:\n  slots: 1\n  qos: urgent\nentrypoint: x\n"
 	pool := api.FieldError{Field: "pool", Error: `unknown pool "qq" (pools: q, bf, mf)`}
@@ -473,12 +474,15 @@ func TestSubmitErrorsTogether(t *testing.T) {
 		want  string
 	}{
 		{"in line order", []api.FieldError{pool, qos, project}, nil,
-			"bad.yaml:2: project: " + project.Error + " (master: 400 Bad Request)\n" +
-				"bad.yaml:3: pool: " + pool.Error + " (master: 400 Bad Request)\n" +
-				"bad.yaml:6: " + qos.Error + " (master: 400 Bad Request)"},
+			"bad.yaml:2: project: " + project.Error + "\n" +
+				"bad.yaml:3: pool: " + pool.Error + "\n" +
+				"bad.yaml:6: " + qos.Error + "\n(master: 400 Bad Request, all 3 errors)"},
 		{"a flag's first", []api.FieldError{project, pool}, map[string]string{"pool": "--pool"},
-			"--pool: " + pool.Error + " (master: 400 Bad Request)\n" +
-				"bad.yaml:2: project: " + project.Error + " (master: 400 Bad Request)"},
+			"--pool: " + pool.Error + "\n" +
+				"bad.yaml:2: project: " + project.Error + "\n(master: 400 Bad Request, all 2 errors)"},
+		// An error without a field, said once, as the master said it.
+		{"one without a field", []api.FieldError{pool, {Error: "too many licenses"}}, nil,
+			"too many licenses\nbad.yaml:3: pool: " + pool.Error + "\n(master: 400 Bad Request, all 2 errors)"},
 		{"one", []api.FieldError{pool}, nil, "bad.yaml:3: pool: " + pool.Error + " (master: 400 Bad Request)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

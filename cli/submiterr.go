@@ -26,10 +26,20 @@ import (
 type fileFieldError struct {
 	at     jobfile.Error // the file, line, field and message
 	master *client.Error // what the master answered
+	quiet  bool          // leave the status out: a fieldErrors says it once
 }
 
 func (e *fileFieldError) Error() string {
-	return fmt.Sprintf("%s (master: %d %s)", e.at.Error(), e.master.Status, http.StatusText(e.master.Status))
+	if e.quiet {
+		return e.at.Error()
+	}
+	return e.at.Error() + masterStatus(e.master)
+}
+
+// masterStatus is the master's status as the errors of a refused job
+// file end: " (master: 400 Bad Request)".
+func masterStatus(ce *client.Error) string {
+	return fmt.Sprintf(" (master: %d %s)", ce.Status, http.StatusText(ce.Status))
 }
 
 // Unwrap keeps the master's answer findable: its status decides the exit
@@ -41,11 +51,36 @@ func (e *fileFieldError) Unwrap() error { return e.master }
 type flagFieldError struct {
 	flag, msg string
 	master    *client.Error
+	quiet     bool // as fileFieldError's
 }
 
 func (e *flagFieldError) Error() string {
-	return fmt.Sprintf("%s: %s (master: %d %s)", e.flag, e.msg, e.master.Status, http.StatusText(e.master.Status))
+	if e.quiet {
+		return e.flag + ": " + e.msg
+	}
+	return e.flag + ": " + e.msg + masterStatus(e.master)
 }
+
+// fieldErrors is the errors of one refusal, one a line, with the
+// master's status said once after them rather than on every line (trial
+// 2026-11-29f F9).
+type fieldErrors struct {
+	errs   []error
+	master *client.Error
+}
+
+func (e *fieldErrors) Error() string {
+	lines := make([]string, len(e.errs))
+	for i, err := range e.errs {
+		lines[i] = err.Error()
+	}
+	return strings.Join(lines, "\n") + "\n" + fmt.Sprintf("(master: %d %s, all %d errors)",
+		e.master.Status, http.StatusText(e.master.Status), len(e.errs))
+}
+
+// Unwrap gives each error, then the master's answer, which decides the
+// exit code's hint.
+func (e *fieldErrors) Unwrap() []error { return append(slices.Clip(e.errs), e.master) }
 
 func (e *flagFieldError) Unwrap() error { return e.master }
 
@@ -69,8 +104,8 @@ func submitError(doing, path, name string, data []byte, flags map[string]string,
 // eachFieldError is a refusal ce that lists several errors (trial 29e
 // E9: the master reports every error of the file's names at once), each
 // as fieldError words it, one a line in line order as the local checks
-// list theirs (the flags' first), each with the master's status. An
-// error without a field is said as the master said it.
+// list theirs (the flags' first), the master's status once after them.
+// An error without a field is said as the master said it.
 func eachFieldError(name string, data []byte, flags map[string]string, ce *client.Error) error {
 	type lined struct {
 		line int
@@ -80,13 +115,16 @@ func eachFieldError(name string, data []byte, flags map[string]string, ce *clien
 	for _, fe := range ce.Errors {
 		one := &client.Error{Status: ce.Status, Message: fe.Error, Field: fe.Field}
 		if fe.Field == "" {
-			all = append(all, lined{0, one})
+			all = append(all, lined{0, errors.New(fe.Error)})
 			continue
 		}
 		e := fieldError(name, data, flags, one)
 		line := 0
-		if ff, ok := e.(*fileFieldError); ok {
-			line = ff.at.Line
+		switch e := e.(type) {
+		case *fileFieldError:
+			line, e.quiet = e.at.Line, true
+		case *flagFieldError:
+			e.quiet = true
 		}
 		all = append(all, lined{line, e})
 	}
@@ -95,7 +133,7 @@ func eachFieldError(name string, data []byte, flags map[string]string, ce *clien
 	for i, l := range all {
 		errs[i] = l.err
 	}
-	return errors.Join(errs...)
+	return &fieldErrors{errs: errs, master: ce}
 }
 
 // fieldError is the master's refusal ce of one field, at the file's line

@@ -159,7 +159,7 @@ those; the fair-share standing is not narrowed.`,
 			}, usageRows)
 		},
 	}
-	cmd.Flags().StringVar(&win.Since, "since", "", `start of the window: an RFC 3339 time or a duration ago ("36h", "7d"); default 7d`)
+	cmd.Flags().StringVar(&win.Since, "since", "", "start of the window: "+whenHelp+"; default 7d")
 	cmd.Flags().StringVar(&win.Until, "until", "", "end of the window, as --since; default now")
 	cmd.Flags().StringVar(&by, "by", "project", "group by project, user, pool or all")
 	cmd.Flags().StringVarP(&only.User, "user", "u", "", "only the usage of this user (sacct -u)")
@@ -266,7 +266,7 @@ restarts; they are fetched a page at a time.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&f.Since, "since", "S", "", `start of the window: an RFC 3339 time, a duration ago ("36h", "7d"), or a local time as sacct -S takes it (18:30, 2026-11-28T18:30); default 24h`)
+	fl.StringVarP(&f.Since, "since", "S", "", "start of the window (sacct -S): "+whenHelp+"; default 24h")
 	fl.StringVarP(&f.Until, "until", "E", "", "end of the window, as --since (sacct -E); default now")
 	fl.StringVarP(&f.User, "user", "u", "", "only jobs of this user (sacct -u)")
 	fl.StringVarP(&f.Project, "project", "A", "", "only jobs of this project (sacct -A)")
@@ -347,7 +347,7 @@ first job or usage record), and a line below the table says so.`,
 			}, fairnessRows)
 		},
 	}
-	cmd.Flags().StringVar(&win.Since, "since", "", `start of the window: an RFC 3339 time or a duration ago ("36h", "7d"); default 7d`)
+	cmd.Flags().StringVar(&win.Since, "since", "", "start of the window: "+whenHelp+"; default 7d")
 	cmd.Flags().StringVar(&win.Until, "until", "", "end of the window, as --since; default now")
 	out.register(cmd)
 	return cmd

@@ -31,10 +31,20 @@ func checkWhen(flag, v string, now time.Time) (t time.Time, norm string, err err
 	}
 	t, err = api.ParseWhen(v, now)
 	if err != nil {
-		return t, v, usageErrorf("%s: %w, or a time as sacct takes it (18:30, 2026-11-28T18:30, 2026-11-28, now, now-2hours, today, midnight), got %q", flag, err, v)
+		return t, v, usageErrorf("%s: %w, or a time as sacct takes it (%s), got %q", flag, err, sacctTimes, v)
 	}
 	return t, v, nil
 }
+
+// sacctTimes are examples of the times of sacct's -S and -E that
+// checkWhen takes besides the master's.
+const sacctTimes = "18:30, 2026-11-28T18:30, 2026-11-28, now, now-2hours, today, midnight"
+
+// whenHelp is what every time flag read by checkWhen takes, for its
+// help: one phrase, so that no flag's help lags behind the parser
+// (trial 2026-11-29f F11: usage --help named only RFC 3339 and
+// durations after E8 added sacct's words).
+const whenHelp = `an RFC 3339 time, a duration ago ("36h", "7d"), or a time as sacct takes it (` + sacctTimes + `)`
 
 // slurmLayouts are the local times sacct's -S and -E take (no zone).
 var slurmLayouts = []string{"2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02"}

@@ -97,3 +97,38 @@ func TestSlurmTimes(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeFlagHelp: every time flag read by checkWhen says in its help
+// that it takes sacct's words, not only RFC 3339 and durations (trial
+// 2026-11-29f F11); an until flag may say "as --since" instead.
+func TestTimeFlagHelp(t *testing.T) {
+	for _, c := range []struct {
+		cmd  []string
+		flag string
+	}{
+		{[]string{"usage"}, "since"}, {[]string{"usage"}, "until"},
+		{[]string{"history"}, "since"}, {[]string{"history"}, "until"},
+		{[]string{"history", "check"}, "since"}, {[]string{"history", "check"}, "until"},
+		{[]string{"fairness"}, "since"}, {[]string{"fairness"}, "until"},
+		{[]string{"jobs"}, "since"},
+		{[]string{"sim"}, "since"}, {[]string{"sim"}, "history-until"},
+		{[]string{"sim", "compare"}, "since"}, {[]string{"sim", "compare"}, "history-until"},
+	} {
+		t.Run(strings.Join(c.cmd, " ")+" --"+c.flag, func(t *testing.T) {
+			cmd, _, err := New().Find(c.cmd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := cmd.Flags().Lookup(c.flag)
+			if f == nil {
+				t.Fatalf("allot %s has no --%s", strings.Join(c.cmd, " "), c.flag)
+			}
+			if !strings.Contains(f.Usage, whenHelp) && !strings.Contains(f.Usage, "as --since") {
+				t.Errorf("--%s help %q: want %q or \"as --since\"", c.flag, f.Usage, whenHelp)
+			}
+			if !strings.Contains(whenHelp, "now-2hours") || !strings.Contains(whenHelp, "today") {
+				t.Errorf("whenHelp %q names no sacct word", whenHelp)
+			}
+		})
+	}
+}
