@@ -242,6 +242,9 @@ func printStops(w io.Writer, x api.Explanation) {
 func printWouldStart(w io.Writer, cf *api.Counterfactual, ref time.Time, summary string) error {
 	fmt.Fprintln(w, "\nWhat would let it start now:")
 	switch {
+	case cf.Never != "" && strings.Contains(summary, cf.Never):
+		// Said in full above (trial 2026-11-29f F3).
+		fmt.Fprintln(w, "  nothing on today's nodes, as said above")
 	case cf.Never != "":
 		fmt.Fprintf(w, "  nothing on today's nodes: %s\n", cf.Never)
 	case cf.Limit != "":

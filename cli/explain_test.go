@@ -672,3 +672,36 @@ func TestExplainHeadingHeld(t *testing.T) {
 		})
 	}
 }
+
+// TestExplainNeverSaidOnce (trial 2026-11-29f F3): the sentence of why a
+// job can never start, which the summary says in full, is not printed a
+// second time under what would let it start; one the summary does not
+// say is.
+func TestExplainNeverSaidOnce(t *testing.T) {
+	const never = "job 1 (over-limit) can never start: a task of 4 slots is over its project teamb's limit of 3 in pool q"
+	for _, tt := range []struct {
+		name    string
+		summary string
+		want    int // times never is printed
+	}{
+		{"the summary says it", "It is 1st of 1 waiting in pool q. It cannot start: " + never + ".", 1},
+		{"the summary does not", "It is 1st of 1 waiting in pool q.", 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			x := fixtureExplanation()
+			x.Summary = tt.summary
+			x.WouldStart = &api.Counterfactual{Never: never, Message: "It cannot start: " + never + "."}
+			var b bytes.Buffer
+			if err := printExplanation(&b, x); err != nil {
+				t.Fatal(err)
+			}
+			// The summary is wrapped; count the unwrapped words.
+			if got := strings.Count(strings.Join(strings.Fields(b.String()), " "), never); got != tt.want {
+				t.Errorf("said %d times, want %d:\n%s", got, tt.want, b.String())
+			}
+			if !strings.Contains(b.String(), "nothing on today's nodes") {
+				t.Errorf("no 'nothing on today's nodes':\n%s", b.String())
+			}
+		})
+	}
+}

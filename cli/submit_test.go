@@ -230,7 +230,7 @@ Reason:     no_nodes: no node in the pool can hold a task of 16 slots
 Start:      never on today's nodes
 
 What would let it start now:
-  nothing on today's nodes: job huge can never run: needs 16 slots per task; the pool's nodes hold 8 together
+  nothing on today's nodes, as said above
 Nothing was submitted.
 `},
 		{name: "would preempt", args: []string{"submit", "--dry-run", urgent}, out: `Dry run: job urgent would be accepted (pool research, project vision, 1 task of 8 slots)

@@ -412,6 +412,11 @@ func (ag *agents) finish(ctx context.Context, t *mtask) error {
 	if !op.ok {
 		return nil
 	}
+	// The attempt that ended, logged before the restart a resize or
+	// move opens (Attempt + 1), which op.rec already numbers (trial
+	// 2026-11-29f F2: the log named the new attempt as ended).
+	ag.m.log.Info("attempt ended", "task", agent.TaskID{JobID: t.job.idString(), TaskIndex: t.rec.Index,
+		Attempt: t.rec.Attempt}.String(), "state", op.rec.State, "reason", tr.Reason)
 	next, began, byAgent := t.next, t.att.first(), t.att.stoppedBy != ""
 	ag.m.setTask(t, op.rec)
 	t.exited = time.Time{}
@@ -427,8 +432,6 @@ func (ag *agents) finish(ctx context.Context, t *mtask) error {
 	if op.rec.State == store.TaskStarting {
 		ag.m.planner.restartOn(t, next, tr.At, began)
 	}
-	ag.m.log.Info("attempt ended", "task", agent.TaskID{JobID: t.job.idString(), TaskIndex: t.rec.Index,
-		Attempt: op.rec.Attempt}.String(), "state", op.rec.State, "reason", tr.Reason)
 	ag.m.kick()
 	return ag.m.settleJob(ctx, t.job)
 }

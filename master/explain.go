@@ -297,7 +297,9 @@ func summary(x api.Explanation, tasks int, running string) string {
 			}
 			fmt.Fprintf(&b, " Ahead of it: %s.", strings.Join(ids, ", "))
 		}
-		if x.Pending != nil {
+		// A task over its project's limit: the last pass's reason is the
+		// never sentence again (trial 2026-11-29f F3), said once above.
+		if x.Pending != nil && !(never && x.Pending.Reason == sched.ReasonLimit.String()) {
 			fmt.Fprintf(&b, " In the last pass: %s.", x.Pending.Message)
 			if x.Pending.BlockedBy != 0 {
 				fmt.Fprintf(&b, " Job %d holds it back.", x.Pending.BlockedBy)

@@ -26,8 +26,8 @@ func TestExplainOverLimitNeverStarts(t *testing.T) {
 	}{
 		{"LOW past the limit, queued with allow_infeasible", 4, 0,
 			[]string{"It cannot start: job", "can never start: a task of 4 slots is over its project teamb's limit of 3 in pool q",
-				"an admin must raise the limit", "In the last pass: " + never},
-			[]string{"the pool's order would serve", "would still wait"}, never},
+				"an admin must raise the limit"},
+			[]string{"the pool's order would serve", "would still wait", "In the last pass"}, never},
 		{"a reload lowered the limit below the task", 3, 2,
 			[]string{"can never start: a task of 3 slots is over its project teamb's limit of 2 in pool q", "an admin must raise the limit"},
 			[]string{"the pool's order would serve"},

@@ -37,9 +37,11 @@ func showRunning(out *api.Job, j *jobRead) {
 // tasks" first for a job of several whose tasks do not all hold GPUs (an
 // experiment's trials). After a move or resize it is the start on the
 // new placement, and says so: "on n1 since 04:19:23 ... (moved or resized
-// there; first started 04:18:57)"; it read the first start, on the old
-// node (trial 2026-11-29b B5). The view's started_at stays the first
-// start, which the time limit counts from.
+// there; this run started 04:18:57)"; it read the first start, on the old
+// node (trial 2026-11-29b B5). The view's started_at stays that start,
+// which the time limit counts from: the start of the run the move or
+// resize continued, not the job's first attempt's where a preemption or
+// fence requeued it since, so "first started" misled (trial 2026-11-29f F8).
 func runningReason(nodes []string, j *jobRead) string {
 	since := j.placedAt
 	if since.IsZero() {
@@ -51,7 +53,7 @@ func runningReason(nodes []string, j *jobRead) string {
 		if j.startedAt.UTC().YearDay() != since.UTC().YearDay() {
 			first = msgTime(j.startedAt)
 		}
-		s += " (moved or resized there; first started " + first + ")"
+		s += " (moved or resized there; this run started " + first + ")"
 	}
 	if j.tasks > 1 && j.holding < j.tasks {
 		s = fmt.Sprintf("%d of %d tasks %s", j.holding, j.tasks, s)

@@ -69,13 +69,14 @@ func TestRunningReason(t *testing.T) {
 		{"trials, some waiting", jobRead{rec: store.Job{State: store.JobRunning, Reason: startedReason}, tasks: 16, holding: 4,
 			nodes: []string{"n1", "n2"}, startedAt: at}, "4 of 16 tasks on n[1-2] since 2026-11-28 22:01:17 UTC"},
 		// B5: after a move or resize, since its start on the new
-		// placement, and saying so.
+		// placement, and saying so; the run's start, not "first started"
+		// (F8: the job's first attempt may have started earlier).
 		{"moved", jobRead{rec: store.Job{State: store.JobRunning, Reason: startedReason}, tasks: 1, holding: 1,
 			nodes: []string{"n1"}, startedAt: at, placedAt: at.Add(26 * time.Second), replaced: true},
-			"on n1 since 2026-11-28 22:01:43 UTC (moved or resized there; first started 22:01:17)"},
+			"on n1 since 2026-11-28 22:01:43 UTC (moved or resized there; this run started 22:01:17)"},
 		{"moved the next day", jobRead{rec: store.Job{State: store.JobRunning, Reason: startedReason}, tasks: 1, holding: 1,
 			nodes: []string{"n1"}, startedAt: at, placedAt: at.Add(24 * time.Hour), replaced: true},
-			"on n1 since 2026-11-29 22:01:17 UTC (moved or resized there; first started 2026-11-28 22:01:17 UTC)"},
+			"on n1 since 2026-11-29 22:01:17 UTC (moved or resized there; this run started 2026-11-28 22:01:17 UTC)"},
 		{"one of two tasks moved: the other's start", jobRead{rec: store.Job{State: store.JobRunning, Reason: startedReason}, tasks: 2, holding: 2,
 			nodes: []string{"n1", "n2"}, startedAt: at, placedAt: at, replaced: true}, "on n[1-2] since 2026-11-28 22:01:17 UTC"},
 		{"another reason kept", jobRead{rec: store.Job{State: store.JobRunning, Reason: "being killed"}, tasks: 1, holding: 1,

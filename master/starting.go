@@ -2,8 +2,10 @@ package master
 
 import (
 	"fmt"
+	"html"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,8 +19,9 @@ import (
 // answers: probes and the CLI wait for their own timeouts instead of
 // hearing why (trial 2026-11-29e E7). While it waits, /livez answers 200
 // (the process is fine: an orchestrator must not restart it for its
-// database), /readyz and /healthz 503 with the cause, and everything else
-// 503 with the same words. The API's 503 has no Retry-After, so that the
+// database), /readyz and /healthz 503 with the cause, the API 503 with
+// the same words and that nothing was changed, and the dashboard's paths
+// a short page that says so. The API's 503 has no Retry-After, so that the
 // CLI says it at once rather than retrying into a wait that may last
 // minutes, and no api.StoreOutageHeader: an agent hears what it hears
 // of a master that is not up, since this one cannot judge or lease nodes.
@@ -79,10 +82,31 @@ func (s *Starting) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(http.StatusServiceUnavailable)
 		io.WriteString(w, msg+"\n")
+	case "/metrics":
+		writeError(w, http.StatusServiceUnavailable, "", "the master is starting, %s", msg)
 	default:
+		if !strings.HasPrefix(r.URL.Path, "/api/") {
+			startingPage(w, msg)
+			return
+		}
+		// A client that sent a job or a change hears it was not taken
+		// (trial 2026-11-29f F6).
 		writeError(w, http.StatusServiceUnavailable, "",
-			"the master is starting, %s; it serves once its store is open and loaded (GET /readyz says when, its log says more)", msg)
+			"the master is starting, %s; nothing was changed or submitted; it serves once its store is open and loaded (GET /readyz says when, its log says more)", msg)
 	}
+}
+
+// startingPage is what a browser opening the dashboard gets while the
+// master starts: a short page that says so and reloads itself, not the
+// API's JSON (trial 2026-11-29f F6).
+func startingPage(w http.ResponseWriter, msg string) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Retry-After", retryAfterSeconds)
+	w.WriteHeader(http.StatusServiceUnavailable)
+	fmt.Fprintf(w, "<!doctype html>\n<meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"5\">\n"+
+		"<title>Allot: starting</title>\n<p>The Allot master is starting: %s.</p>\n"+
+		"<p>The dashboard opens once its database is open and loaded; this page reloads every 5 seconds.</p>\n",
+		html.EscapeString(msg))
 }
 
 // storeStatus is the store's health for /readyz in JSON: down with the

@@ -39,8 +39,11 @@ func TestStartingAnswers(t *testing.T) {
 			{"/readyz", "", 503, "waiting for the database since 2026-11-29T14:01:02Z: connection refused\n"},
 			{"/healthz", "", 503, "waiting for the database since 2026-11-29T14:01:02Z: connection refused\n"},
 			{"/readyz", "application/json", 503, `"ready":false,"store":{"up":false,"since":"2026-11-29T14:01:02Z","error":"connection refused"}`},
-			{"/api/v1/jobs", "application/json", 503, `{"error":"the master is starting, waiting for the database since 2026-11-29T14:01:02Z: connection refused; it serves once`},
-			{"/", "", 503, "the master is starting, waiting for the database since"},
+			{"/api/v1/jobs", "application/json", 503, `{"error":"the master is starting, waiting for the database since 2026-11-29T14:01:02Z: connection refused; nothing was changed or submitted; it serves once`},
+			// F6: a browser gets a page, not the API's JSON.
+			{"/", "text/html", 503, "<p>The Allot master is starting: waiting for the database since 2026-11-29T14:01:02Z: connection refused.</p>"},
+			{"/jobs/4", "", 503, "this page reloads"},
+			{"/metrics", "", 503, `{"error":"the master is starting, waiting`},
 		}},
 		{name: "loading", set: func(s *Starting) {
 			s.Waiting(t0, refused)
@@ -73,6 +76,10 @@ func TestStartingAnswers(t *testing.T) {
 				}
 				if strings.Contains(body, "db.example") || strings.Contains(body, "allot:") {
 					t.Errorf("GET %s names the database: %q", a.path, body)
+				}
+				if isJSON := strings.HasPrefix(w.Header().Get("Content-Type"), "application/json"); w.Code == 503 && a.path != "/readyz" &&
+					a.path != "/healthz" && isJSON != (strings.HasPrefix(a.path, "/api/") || a.path == "/metrics") {
+					t.Errorf("GET %s: Content-Type %q: JSON for the API only", a.path, w.Header().Get("Content-Type"))
 				}
 				if strings.HasPrefix(a.path, "/api/") && w.Code == 503 && w.Header().Get("Retry-After") != "" {
 					t.Errorf("GET %s: Retry-After %q: the CLI would retry rather than say it", a.path, w.Header().Get("Retry-After"))
