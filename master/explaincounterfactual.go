@@ -91,7 +91,7 @@ func (f *cfFacts) counterfactual(ji int) *api.Counterfactual {
 	if never != nil {
 		return never
 	}
-	if cf := f.limitNever(ji); cf != nil {
+	if cf := limitNever(f, ji); cf != nil {
 		return cf // explainquota.go: no job's end would help
 	}
 	if cf := f.licenseShort(e); cf != nil {

@@ -121,8 +121,9 @@ func (f *cfFacts) quotaBind(ji, need int) (string, quotaBinding, int) {
 // LimitBelow): it can never start, whatever ends, until an admin raises
 // that limit; nil when no limit binds so. Trial 2026-11-29e E6: such a
 // job was told that the pool's order would serve another job first, as
-// if an end could start it.
-func (f *cfFacts) limitNever(ji int) *api.Counterfactual {
+// if an end could start it. A function of f, as cfFacts has its 40
+// methods.
+func limitNever(f *cfFacts, ji int) *api.Counterfactual {
 	s := f.s
 	pr := s.LimitBelow(ji)
 	if pr < 0 {

@@ -62,25 +62,7 @@ func testTaskNote(t *testing.T, target Target) {
 		t.Fatal(err)
 	}
 	wantEqual(t, "tasks after the notes", after, before)
-	// Readers of transitions never see notes: their From and To would
-	// read as a move into running (the decision log, the what-if export,
-	// the restores, the preemption budget).
-	plain, err := s.Events(ctx, store.EventFilter{JobID: job.ID})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range plain {
-		if e.Cause.Note() {
-			t.Fatalf("events without Notes: %+v is a note", e)
-		}
-	}
-	evs, err := s.Events(ctx, store.EventFilter{JobID: job.ID, Notes: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(evs) != len(plain)+2 {
-		t.Fatalf("%d events with notes, %d without: want 2 more", len(evs), len(plain))
-	}
+	evs := eventsWithNotes(t, s, job.ID, 2)
 	type fact struct {
 		from, to string
 		attempt  int
@@ -97,4 +79,31 @@ func testTaskNote(t *testing.T, target Target) {
 	if err != nil || len(atts) != 1 || !atts[0].EndedAt.IsZero() {
 		t.Fatalf("attempts %+v, %v; want one, open", atts, err)
 	}
+}
+
+// eventsWithNotes is job id's events with its notes, of which it wants
+// notes; without EventFilter.Notes, none may be listed: readers of
+// transitions never see notes, whose From and To would read as a move
+// into the task's state (the decision log, the what-if export, the
+// restores, the preemption budget).
+func eventsWithNotes(t *testing.T, s store.Store, id int64, notes int) []store.Event {
+	t.Helper()
+	ctx := ctxOf(t)
+	plain, err := s.Events(ctx, store.EventFilter{JobID: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range plain {
+		if e.Cause.Note() {
+			t.Fatalf("events without Notes: %+v is a note", e)
+		}
+	}
+	evs, err := s.Events(ctx, store.EventFilter{JobID: id, Notes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != len(plain)+notes {
+		t.Fatalf("%d events with notes, %d without: want %d more", len(evs), len(plain), notes)
+	}
+	return evs
 }
