@@ -1,11 +1,9 @@
 package master
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/allot-sched/allot/api"
-	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -45,20 +43,10 @@ func agentStoppedView(a store.Attempt) api.Preemption {
 // was stopped once for a checkpoint as its node's agent stopped (no
 // preemption: no scheduling pass asked it)."
 func agentStoppedSentence(stopped []api.Preemption) string {
-	tasks := map[int]bool{}
-	for _, a := range stopped {
-		tasks[a.Task] = true
-	}
 	const why = "(no preemption: no scheduling pass asked it)"
-	switch n := len(stopped); {
-	case n == 0:
-		return ""
-	case len(tasks) == 1:
-		return fmt.Sprintf("Its task %d was stopped %s for a checkpoint as its node's agent stopped %s.", stopped[0].Task, plural.Times(n), why)
-	case len(tasks) == n:
-		return fmt.Sprintf("%d of its tasks were stopped for a checkpoint as their nodes' agents stopped, once each %s.", n, why)
-	default:
-		return fmt.Sprintf("%d of its tasks were stopped for a checkpoint as their nodes' agents stopped, %s in all %s.",
-			len(tasks), plural.Times(n), why)
-	}
+	return stopsSentence(stopped, stopWords{ // explainfenced.go
+		one:  "Its task %d was stopped %s for a checkpoint as its node's agent stopped " + why + ".",
+		each: "%d of its tasks were stopped for a checkpoint as their nodes' agents stopped, once each " + why + ".",
+		some: "%d of its tasks were stopped for a checkpoint as their nodes' agents stopped, %s in all " + why + ".",
+	})
 }

@@ -53,20 +53,35 @@ func fencedView(a store.Attempt, atts []store.Attempt) api.Preemption {
 // preemptedSentence counts preemptions: "Its task 0 was stopped twice by
 // its agent's fence while the master was unreachable, and requeued."
 func fencedSentence(fenced []api.Preemption) string {
+	const why = "while the master was unreachable (no preemption: the task was requeued to resume from its checkpoint)"
+	return stopsSentence(fenced, stopWords{
+		one:  "Its task %d was stopped %s by its agent's fence " + why + ".",
+		each: "%d of its tasks were stopped by their agents' fence, once each, " + why + ".",
+		some: "%d of its tasks were stopped by their agents' fence, %s in all, " + why + ".",
+	})
+}
+
+// stopWords are the three forms of a sentence that counts a job's
+// stopped attempts by task: one task stopped (its number, how many
+// times), each of several tasks once (how many), and some tasks more
+// than once (how many tasks, how many times in all).
+type stopWords struct{ one, each, some string }
+
+// stopsSentence counts stops by task in w's words; "" for none.
+func stopsSentence(stops []api.Preemption, w stopWords) string {
 	tasks := map[int]bool{}
-	for _, a := range fenced {
+	for _, a := range stops {
 		tasks[a.Task] = true
 	}
-	const why = "while the master was unreachable (no preemption: the task was requeued to resume from its checkpoint)"
-	switch n := len(fenced); {
+	switch n := len(stops); {
 	case n == 0:
 		return ""
 	case len(tasks) == 1:
-		return fmt.Sprintf("Its task %d was stopped %s by its agent's fence %s.", fenced[0].Task, plural.Times(n), why)
+		return fmt.Sprintf(w.one, stops[0].Task, plural.Times(n))
 	case len(tasks) == n:
-		return fmt.Sprintf("%d of its tasks were stopped by their agents' fence, once each, %s.", n, why)
+		return fmt.Sprintf(w.each, n)
 	default:
-		return fmt.Sprintf("%d of its tasks were stopped by their agents' fence, %s in all, %s.", len(tasks), plural.Times(n), why)
+		return fmt.Sprintf(w.some, len(tasks), plural.Times(n))
 	}
 }
 
