@@ -32,7 +32,7 @@ func TestAdminTokenFileReminder(t *testing.T) {
 		want   string // in the log
 	}{
 		{"first start", func() {}, "", "created the first admin"},
-		{"restart with the file", func() {}, "", "the first admin's token file is still in the data directory"},
+		{"restart with the file", func() {}, "", "an admin's token file (the first admin's, or one allot master recover-admin wrote) is still in the data directory"},
 		{"restart without it", func() {
 			if err := os.Remove(path); err != nil {
 				t.Fatal(err)

@@ -376,7 +376,7 @@ func bootstrapAdmin(ctx context.Context, st store.Store, data, recover, url, ca 
 		// Not the first start: the file, if still there, holds an admin's
 		// token for whoever can read the data directory.
 		if _, err := os.Stat(path); err == nil {
-			logger.Warn("the first admin's token file is still in the data directory: once you have logged in with it, delete it (and revoke the token with allot token revoke if anyone else could read it)",
+			logger.Warn("an admin's token file (the first admin's, or one allot master recover-admin wrote) is still in the data directory: once you have logged in with it, delete it (and revoke the token with allot token revoke if anyone else could read it)",
 				"token_file", path)
 			return nil
 		}
