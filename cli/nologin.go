@@ -71,7 +71,10 @@ type noTokenError struct {
 }
 
 func (e *noTokenError) Error() string {
-	return fmt.Sprintf("not logged in to %s: allot login --master %s --token-file FILE (or set %s)", e.addr, e.addr, TokenEnv)
+	// The status stays, as on every error the master returned, for
+	// scripts and for those who know HTTP.
+	return fmt.Sprintf("not logged in to %s: allot login --master %s --token-file FILE (or set %s) (master: 401 Unauthorized)",
+		e.addr, e.addr, TokenEnv)
 }
 
 func (e *noTokenError) Unwrap() error { return e.err }

@@ -49,7 +49,7 @@ func TestNotLoggedIn(t *testing.T) {
 		{name: "another error", args: []string{"jobs"}, err: &client.Error{Status: 403, Message: "no role"}, want: "master: 403 Forbidden: no role"},
 		// A 401 to a command that sent no token says so (trial 29f F7).
 		{name: "401, no token sent", args: []string{"jobs", "--master", "127.0.0.1:18930"}, err: unauth,
-			want: "not logged in to http://127.0.0.1:18930: allot login --master http://127.0.0.1:18930 --token-file FILE (or set ALLOT_TOKEN)"},
+			want: "not logged in to http://127.0.0.1:18930: allot login --master http://127.0.0.1:18930 --token-file FILE (or set ALLOT_TOKEN) (master: 401 Unauthorized)"},
 		{name: "401, no token for $ALLOT_MASTER", args: []string{"jobs"}, env: map[string]string{MasterEnv: "127.0.0.1:18930"},
 			creds: ptr(saved("http://127.0.0.1:18410")), err: unauth, want: "not logged in to http://127.0.0.1:18930:"},
 		{name: "401 of $ALLOT_TOKEN", args: []string{"jobs", "--master", "127.0.0.1:18930"}, env: map[string]string{TokenEnv: "tok"},
