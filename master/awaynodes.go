@@ -109,10 +109,7 @@ func upHoldPhrase(s *sched.Snapshot, e *sched.Job) string {
 	if e.Pool >= 0 && e.Pool < len(s.Pools) {
 		pool = "pool " + s.Pools[e.Pool].Name
 	}
-	need := e.Slots
-	if e.MinSlots > 0 {
-		need = e.MinSlots
-	}
+	need := e.SmallestTask()
 	what := plural.Count(need, "slot")
 	if e.GPU != "" {
 		what = plural.Count(need, e.GPU+" slot")

@@ -83,10 +83,7 @@ func liveFacts(m *Master, ji int) *cfFacts {
 func (f *cfFacts) counterfactual(ji int) *api.Counterfactual {
 	s := f.s
 	e := &s.Jobs[ji]
-	need := e.Slots
-	if e.MinSlots > 0 {
-		need = e.MinSlots
-	}
+	need := e.SmallestTask()
 	drained, never := f.unplaceable(ji, e)
 	if never != nil {
 		return never

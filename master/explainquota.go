@@ -130,10 +130,7 @@ func limitNever(f *cfFacts, ji int) *api.Counterfactual {
 		return nil
 	}
 	e := &s.Jobs[ji]
-	need := e.Slots
-	if e.MinSlots > 0 {
-		need = e.MinSlots
-	}
+	need := e.SmallestTask()
 	name := e.ID
 	if rec := f.rec(ji); rec != nil {
 		name = jobLabel(*rec)
@@ -157,10 +154,7 @@ func limitNever(f *cfFacts, ji int) *api.Counterfactual {
 // free (trial k E). "" when no project is over its quota, or one has a
 // task reclaim may take.
 func reclaimBlocked(s *sched.Snapshot, e *sched.Job, h quotaHeld) string {
-	need := e.Slots
-	if e.MinSlots > 0 {
-		need = e.MinSlots
-	}
+	need := e.SmallestTask()
 	if e.Borrow || h.alloc[e.Project]+need > s.Projects[e.Project].Quota {
 		return "" // reclaim serves a project only up to its quota
 	}
@@ -239,10 +233,7 @@ func oversubscribed(s *sched.Snapshot, e *sched.Job, h quotaHeld, excess []int) 
 			used += sched.Slots(s.Allocs[ai].Nodes)
 		}
 	}
-	need := e.Slots
-	if e.MinSlots > 0 {
-		need = e.MinSlots
-	}
+	need := e.SmallestTask()
 	if quotas <= slots || slots-used >= need {
 		return ""
 	}
@@ -398,10 +389,7 @@ func (f *cfFacts) quotaCouldPreempt(e *sched.Job, ai int) bool {
 		return true
 	}
 	h := heldInPool(s, e.Pool)
-	need := e.Slots
-	if e.MinSlots > 0 {
-		need = e.MinSlots
-	}
+	need := e.SmallestTask()
 	if h.alloc[e.Project]+need > s.Projects[e.Project].Quota {
 		return false
 	}

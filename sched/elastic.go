@@ -113,6 +113,16 @@ func (e *elasticPass) size(j int32) int32 {
 	return int32(job.Slots)
 }
 
+// SmallestTask is the fewest slots a task of the job can run on: its
+// MinSlots for an elastic job, else its Slots. What it can never get is
+// judged by it (feasibility, limits, the explanations).
+func (j *Job) SmallestTask() int {
+	if j.MinSlots > 0 {
+		return j.MinSlots
+	}
+	return j.Slots
+}
+
 // minSize is the smallest task j can run: MinSlots for an elastic job.
 func (e *elasticPass) minSize(j int32) int32 {
 	job := &e.s.Jobs[j]

@@ -57,10 +57,7 @@ func Feasible(s *Snapshot, job *Job) error {
 		return fail("pool", 0, 0, ReasonNoNodes, "pool index %d out of range", job.Pool)
 	}
 	pool := s.Pools[job.Pool].Name
-	need := job.Slots
-	if job.MinSlots > 0 {
-		need = job.MinSlots
-	}
+	need := job.SmallestTask()
 	total, largestNode, typed := 0, 0, false
 	for i := range s.Nodes {
 		if n := &s.Nodes[i]; n.Pool == job.Pool && (job.GPU == "" || n.GPU == job.GPU) {

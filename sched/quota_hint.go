@@ -189,10 +189,7 @@ func (s *Snapshot) LimitBelow(j int) int {
 	if job.Pool < 0 || job.Pool >= len(s.Pools) || s.Pools[job.Pool].Policy != PolicyQuota {
 		return -1
 	}
-	need := job.Slots
-	if job.MinSlots > 0 {
-		need = job.MinSlots
-	}
+	need := job.SmallestTask()
 	for p := job.Project; p >= 0 && p < len(s.Projects); p = s.Projects[p].Parent {
 		if l := s.Projects[p].Limit; l > 0 && need > l {
 			return p
@@ -213,10 +210,7 @@ func (s *Snapshot) LimitNeverMessage(j int) string {
 		return ""
 	}
 	job := &s.Jobs[j]
-	need := job.Slots
-	if job.MinSlots > 0 {
-		need = job.MinSlots
-	}
+	need := job.SmallestTask()
 	return fmt.Sprintf("can never start: a task of %s is over project %s's limit of %d in pool %s; an admin must raise the project's limit",
 		slotCount(need), s.Projects[p].Name, s.Projects[p].Limit, s.Pools[job.Pool].Name)
 }
