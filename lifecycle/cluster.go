@@ -183,7 +183,9 @@ func (c *Cluster) Replace(ti int32, nodes []sched.NodeSlots, r Replace, charge b
 // Exit ends task ti, done or timed out (Job.Exit). A task that ends while
 // it checkpoints for a move or resize (live, its work may end first)
 // lets go of the part of its old placement that drains too, and the
-// slots returned count it.
+// slots returned count it. It is the bare transition: a driver reports
+// an end by Observe (EventEnded), where a time limit's leaves the task
+// killing until its kill's end (killing.go).
 func (c *Cluster) Exit(ti int32, timedOut bool) int {
 	t := c.Tasks.At(ti)
 	j := &c.Jobs[t.Job]

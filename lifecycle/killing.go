@@ -112,7 +112,7 @@ func (k *kills) end(c *Cluster, now int64, ti int32, kind EndKind) (slots int, a
 }
 
 // replaced readies task ti, whose move or resize is in flight, for a
-// kill that takes its time (Tasks.Kill, the caller's next step), as the
+// kill (Tasks.Kill, the caller's next step), as the
 // live master's kill of such a task does: its open attempt holds the old
 // placement's GPUs, killing, until its agent reports the end, and the
 // reservation is let go of at the kill (its Enter leaving preempting:

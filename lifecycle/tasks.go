@@ -13,8 +13,8 @@ const Unbounded int64 = -1
 // of its own, marked Moving, and restarts on the new placement when its
 // checkpoint lands (Resume), as the live master restarts it.
 //
-// Its State is running, preempting or (a kill that takes its time,
-// KillAfter) killing while it holds slots, and how it let
+// Its State is running, preempting or (a kill, until its driver
+// reports the end) killing while it holds slots, and how it let
 // go of them after (TaskState); Moving is not a state but what the record
 // is: the draining part of a moved task, preempting until it drains (the
 // master says the same with a task's next placement).
