@@ -87,21 +87,7 @@ func randomOp(rng *rand.Rand, c *lifecycle.Cluster, now int64) string {
 		c.Launch(ji, randomNodes(rng), rng.IntN(2) == 0, now)
 		name = fmt.Sprintf("launch j%d", ji)
 	case op == 6:
-		ji := int32(rng.IntN(len(c.Jobs)))
-		if c.Jobs[ji].State.Terminal() {
-			return "nothing"
-		}
-		// Its tasks stay killing, holding their slots, until their
-		// kill's end, which a later op sends, as a driver does.
-		o := c.Observe(now, lifecycle.Event{Kind: lifecycle.EventKill, Job: ji})
-		killing := 0
-		for _, k := range o.Killing {
-			killing += sched.Slots(c.Tasks.At(k.Task).Nodes)
-		}
-		if c.Jobs[ji].Held != killing || c.Jobs[ji].Waiting != 0 {
-			return fmt.Sprintf("kill j%d left %d held (%d killing), %d waiting", ji, c.Jobs[ji].Held, killing, c.Jobs[ji].Waiting)
-		}
-		name = fmt.Sprintf("kill j%d (%d slots, %d killing)", ji, o.Slots, len(o.Killing))
+		return randomKill(c, int32(rng.IntN(len(c.Jobs))), now)
 	case op == 7:
 		n := int32(rng.IntN(len(c.Snap.Nodes)))
 		o := c.Observe(now, lifecycle.Event{Kind: lifecycle.EventNodeDown, Node: n})
@@ -147,6 +133,24 @@ func randomOp(rng *rand.Rand, c *lifecycle.Cluster, now int64) string {
 		finishIfOver(c, ji, now)
 	}
 	return name
+}
+
+// randomKill kills job ji, if it is live, as a driver does (EventKill),
+// and names what it did. Its tasks stay killing, holding their slots,
+// until their kill's end, which a later op sends (randomOp).
+func randomKill(c *lifecycle.Cluster, ji int32, now int64) string {
+	if c.Jobs[ji].State.Terminal() {
+		return "nothing"
+	}
+	o := c.Observe(now, lifecycle.Event{Kind: lifecycle.EventKill, Job: ji})
+	killing := 0
+	for _, k := range o.Killing {
+		killing += sched.Slots(c.Tasks.At(k.Task).Nodes)
+	}
+	if c.Jobs[ji].Held != killing || c.Jobs[ji].Waiting != 0 {
+		return fmt.Sprintf("kill j%d left %d held (%d killing), %d waiting", ji, c.Jobs[ji].Held, killing, c.Jobs[ji].Waiting)
+	}
+	return fmt.Sprintf("kill j%d (%d slots, %d killing)", ji, o.Slots, len(o.Killing))
 }
 
 // submit submits a job as a driver does (EventSubmit) and returns its
