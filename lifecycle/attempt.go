@@ -20,7 +20,7 @@ type Attempt struct {
 	From       int64
 	Backfilled bool
 	// Asked is when the attempt was asked to stop (a checkpoint request
-	// of a preemption, a move or a resize; a kill that takes its time),
+	// of a preemption, a move or a resize; a kill),
 	// and Grace how long it is given from then, as its driver promised
 	// it (Ask): its slots are free by Asked+Grace at the latest
 	// (Hold.FreeBy). 0 while nothing is promised: as good as free.

@@ -183,7 +183,9 @@ func (c *Cluster) Replace(ti int32, nodes []sched.NodeSlots, r Replace, charge b
 // Exit ends task ti, done or timed out (Job.Exit). A task that ends while
 // it checkpoints for a move or resize (live, its work may end first)
 // lets go of the part of its old placement that drains too, and the
-// slots returned count it.
+// slots returned count it. It is the bare transition: a driver reports
+// an end by Observe (EventEnded), where a time limit's leaves the task
+// killing until its kill's end (killing.go).
 func (c *Cluster) Exit(ti int32, timedOut bool) int {
 	t := c.Tasks.At(ti)
 	j := &c.Jobs[t.Job]
@@ -233,16 +235,17 @@ type Freed struct {
 }
 
 // Kill ends job ji's tasks as a kill does (KillTo): it drops its waiting
-// tasks and frees, killed, every record of the job that the kill stops,
-// those holding slots (running, checkpointing, or the drained part of a
-// move), appending each to dst in the running list's order. A task whose
-// kill takes its time (Task.KillAfter) is left killing instead, its
-// slots held until its end (KillEnded), as the live master holds the
-// GPUs of a task being killed until its agent reports the end;
-// Outcome.Killing lists them. One whose move or resize is in flight
-// holds its old placement so (kills.replaced), what it let go of of its
-// reservation listed in dst. A task killing already (its time limit) goes on so. The
-// driver then ends the job (Finish), and the attempts it records.
+// tasks and leaves every active task of the job killing (Tasks.Kill),
+// its slots held until its driver reports the kill's end
+// (EventKillEnded), as the live master holds the GPUs of a task being
+// killed until its agent reports the end; Outcome.Killing lists them, in
+// the running list's order. It frees at once only what no attempt ends
+// by: the draining part of a move (Moving) and, for a task whose move or
+// resize is in flight, what of its reservation its old placement, which
+// it holds again (kills.replaced), does not keep, appending each to dst
+// in the running list's order. A task killing already (its time limit)
+// goes on so. The driver then ends the job (Finish), and the attempts it
+// records.
 func (c *Cluster) Kill(dst []Freed, ji int32) []Freed {
 	c.kills.left = c.kills.left[:0]
 	for _, ti := range c.Tasks.Running() {
@@ -253,15 +256,12 @@ func (c *Cluster) Kill(dst []Freed, ji int32) []Freed {
 		case to != TaskKilling || t.Job != ji || from == TaskKilling:
 		case t.Moving:
 			dst = append(dst, Freed{Task: ti, From: from, Slots: c.drained(ti, TaskKilled)})
-		case t.KillAfter > 0:
+		default:
 			if t.Replacing() {
 				dst = append(dst, c.kills.replaced(c, ti))
 			}
 			c.Tasks.Kill(ti, false)
-			c.kills.left = append(c.kills.left, ti)
-		default: // let go of its slots, killed (Job.Release)
-			j := &c.Jobs[ji]
-			dst = append(dst, Freed{Task: ti, From: from, Slots: c.freed(j, j.Release(&c.Tasks, ti))})
+			c.kills.left = append(c.kills.left, KillingTask{Task: ti, From: from})
 		}
 	}
 	c.Cancel(ji)

@@ -45,7 +45,8 @@ func TestClusterInvariants(t *testing.T) {
 		}
 		// Every way a record here lets go of its slots, and a relaunch.
 		if err := graph.check("queued → running", "running → preempting", "preempting → preempted", "preempted → running",
-			"running → completed", "running → killed", "running → failed", "preempting → killed", "preempting → failed"); err != nil {
+			"running → completed", "running → killed", "running → failed", "preempting → killed", "preempting → failed",
+			"running → killing", "killing → killed"); err != nil {
 			t.Errorf("seed %d: %v", seed, err)
 		}
 	}
@@ -86,19 +87,7 @@ func randomOp(rng *rand.Rand, c *lifecycle.Cluster, now int64) string {
 		c.Launch(ji, randomNodes(rng), rng.IntN(2) == 0, now)
 		name = fmt.Sprintf("launch j%d", ji)
 	case op == 6:
-		ji := int32(rng.IntN(len(c.Jobs)))
-		if c.Jobs[ji].State.Terminal() {
-			return "nothing"
-		}
-		freed := 0
-		for _, f := range c.Kill(nil, ji) {
-			freed += f.Slots
-		}
-		if c.Jobs[ji].Held != 0 || c.Jobs[ji].Waiting != 0 {
-			return fmt.Sprintf("kill j%d left %d held, %d waiting", ji, c.Jobs[ji].Held, c.Jobs[ji].Waiting)
-		}
-		c.Finish(ji, lifecycle.JobKilled, now)
-		name = fmt.Sprintf("kill j%d (%d slots)", ji, freed)
+		return randomKill(c, int32(rng.IntN(len(c.Jobs))), now)
 	case op == 7:
 		n := int32(rng.IntN(len(c.Snap.Nodes)))
 		o := c.Observe(now, lifecycle.Event{Kind: lifecycle.EventNodeDown, Node: n})
@@ -115,6 +104,10 @@ func randomOp(rng *rand.Rand, c *lifecycle.Cluster, now int64) string {
 		finishIfOver(c, ji, now)
 	case t == nil || t.Moving:
 		return "nothing" // a draining placement lands with its task
+	case t.State == lifecycle.TaskKilling:
+		// The driver reports a kill's end, at once or later.
+		o := c.Observe(now, lifecycle.Event{Kind: lifecycle.EventKillEnded, Task: ti, Ver: t.Ver})
+		name = fmt.Sprintf("kill ended t%d (%d slots, over %t)", ti, o.Slots, o.Over)
 	case t.Replacing() && op != 4:
 		// A re-placed task may only land, or end (live, its work may
 		// end while it checkpoints); a plan does not name it
@@ -140,6 +133,24 @@ func randomOp(rng *rand.Rand, c *lifecycle.Cluster, now int64) string {
 		finishIfOver(c, ji, now)
 	}
 	return name
+}
+
+// randomKill kills job ji, if it is live, as a driver does (EventKill),
+// and names what it did. Its tasks stay killing, holding their slots,
+// until their kill's end, which a later op sends (randomOp).
+func randomKill(c *lifecycle.Cluster, ji int32, now int64) string {
+	if c.Jobs[ji].State.Terminal() {
+		return "nothing"
+	}
+	o := c.Observe(now, lifecycle.Event{Kind: lifecycle.EventKill, Job: ji})
+	killing := 0
+	for _, k := range o.Killing {
+		killing += sched.Slots(c.Tasks.At(k.Task).Nodes)
+	}
+	if c.Jobs[ji].Held != killing || c.Jobs[ji].Waiting != 0 {
+		return fmt.Sprintf("kill j%d left %d held (%d killing), %d waiting", ji, c.Jobs[ji].Held, killing, c.Jobs[ji].Waiting)
+	}
+	return fmt.Sprintf("kill j%d (%d slots, %d killing)", ji, o.Slots, len(o.Killing))
 }
 
 // submit submits a job as a driver does (EventSubmit) and returns its
@@ -175,13 +186,13 @@ func checkBooks(c *lifecycle.Cluster) error {
 			return fmt.Errorf("t%d in unknown state %q", ti, t.State)
 		case !t.State.Active():
 			continue
-		case t.State != lifecycle.TaskRunning && t.State != lifecycle.TaskPreempting:
-			return fmt.Errorf("t%d holds slots %s: a record is running or preempting", ti, t.State)
+		case t.State != lifecycle.TaskRunning && t.State != lifecycle.TaskPreempting && t.State != lifecycle.TaskKilling:
+			return fmt.Errorf("t%d holds slots %s: a record is running, preempting or killing", ti, t.State)
 		case t.Moving && t.State != lifecycle.TaskPreempting:
 			return fmt.Errorf("t%d drains a move %s, not preempting", ti, t.State)
 		}
-		if c.Jobs[t.Job].State.Terminal() {
-			return fmt.Errorf("t%d holds slots for ended job j%d", ti, t.Job)
+		if c.Jobs[t.Job].State.Terminal() && t.State != lifecycle.TaskKilling {
+			return fmt.Errorf("t%d holds slots %s for ended job j%d: only a killing one may", ti, t.State, t.Job)
 		}
 		if t.Replacing() && t.Drain >= 0 {
 			if d := c.Tasks.At(t.Drain); !d.State.Active() || !d.Moving || d.Job != t.Job || d.ID != t.ID {
@@ -214,8 +225,10 @@ func checkBooks(c *lifecycle.Cluster) error {
 	for ji := range c.Jobs {
 		j := &c.Jobs[ji]
 		if j.State.Terminal() {
-			if j.Held != 0 || j.Running != 0 || j.Moving != 0 {
-				return fmt.Errorf("ended j%d still holds %d slots, %d running, %d moving", ji, j.Held, j.Running, j.Moving)
+			// Its killing tasks hold their slots until their kill's end.
+			if j.Held != held[ji] || j.Running != running[ji] || j.Moving != 0 {
+				return fmt.Errorf("ended j%d holds %d slots, %d running, %d moving; its killing tasks hold %d, %d",
+					ji, j.Held, j.Running, j.Moving, held[ji], running[ji])
 			}
 			continue
 		}
@@ -256,8 +269,8 @@ func checkSnapshot(c *lifecycle.Cluster, snap *sched.Snapshot) error {
 		return fmt.Errorf("%d roster jobs, %d snapshot jobs", len(list), len(snap.Jobs))
 	}
 	for i, ji := range list {
-		if c.Jobs[ji].State.Terminal() {
-			return fmt.Errorf("ended j%d on the roster after compaction", ji)
+		if c.Jobs[ji].State.Terminal() && c.Jobs[ji].Running == 0 {
+			return fmt.Errorf("ended j%d, none of its tasks killing, on the roster after compaction", ji)
 		}
 		if snap.Jobs[i].Waiting != c.Jobs[ji].Waiting {
 			return fmt.Errorf("snapshot job %d (j%d) waits %d, job %d", i, ji, snap.Jobs[i].Waiting, c.Jobs[ji].Waiting)

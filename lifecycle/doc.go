@@ -22,8 +22,8 @@
 // pure shortcuts of shortcuts.go as its hooks, each effect applied and
 // told to the driver's Applier) and takes events (Cluster.Observe: a submission; a
 // task ended, stopped from outside, its start failed, its checkpoint
-// landed or its agent preempted it, each by version; a kill, and the end
-// of one that took its time (killing.go); a priority, weight, time limit, QOS or nice change; a node going down or
+// landed or its agent preempted it, each by version; a kill, and its end,
+// which the driver reports (killing.go); a priority, weight, time limit, QOS or nice change; a node going down or
 // coming back; a tick), finishing a job whose tasks have all ended, that
 // was killed or that has no tasks. It is growing into the cluster's
 // state machine of issue 13 (docs/architecture.md says where it
@@ -125,8 +125,10 @@
 //     work and nothing is promised of it but that landing, which frees
 //     the draining record and restarts it (Cluster.Landed); Settle
 //     applies no preemption, move or resize of it meanwhile
-//     (Replannable), for either driver. A kill, its end or a node
-//     lost under its old placement frees both; a node of only its new
+//     (Replannable), for either driver. A kill puts it back on its old
+//     placement, killing until its end, and frees the rest of both
+//     (kills.replaced); its end or a node lost under its old placement
+//     frees both; a node of only its new
 //     placement is left to the landing, which requeues it (Restartable).
 //   - A task's version changes with every promise made about its future
 //     (its end, a checkpoint landing); an outcome reported for another
@@ -135,8 +137,9 @@
 //     list no longer names it.
 //   - A task record holds slots exactly while its State is active: running,
 //     preempting from its checkpoint request (a Moving record, always)
-//     until the checkpoint lands, or killing from a kill that takes its
-//     time (Task.KillAfter) until EventKillEnded (killing.go). It then
+//     until the checkpoint lands, or killing from a kill (a user's, a
+//     time limit's) until its driver reports the end, EventKillEnded
+//     (killing.go; the simulator at once, or KillAfter later). It then
 //     ends completed, killed, preempted or failed (Retire), and stays so
 //     until it is reused. Its job is live until its State is terminal
 //     (Finish), and holds no slots then but those of its killing tasks,

@@ -13,7 +13,7 @@ import (
 // charged for them meanwhile, as the master counts an open attempt up to
 // now; once it ends, its account is charged until the exit only, as if
 // it had let go of them then, however it ends (its work done, failed,
-// stopped, its checkpoint landed, its agent's preemption), across a
+// stopped, its checkpoint landed, its agent's preemption, a kill), across a
 // period's end too. An exit before its start is taken at its start;
 // another account is not touched.
 func TestExitBeforeEnd(t *testing.T) {
@@ -35,6 +35,14 @@ func TestExitBeforeEnd(t *testing.T) {
 			observe(lifecycle.EventLanded)(cl, ti, now)
 		}, 70},
 		{"agent preempted", 30, 100, observe(lifecycle.EventAgentPreempted), 70},
+		// A user's kill, its end reported at once (the simulator's for no
+		// KillAfter): charged until the exit as a slow kill's end is.
+		{"killed", 30, 100, func(cl *lifecycle.Cluster, ti int32, now int64) {
+			if o := cl.Observe(now, lifecycle.Event{Kind: lifecycle.EventKill, Job: cl.Tasks.At(ti).Job}); len(o.Killing) != 1 {
+				panic("the kill left no task killing")
+			}
+			observe(lifecycle.EventKillEnded)(cl, ti, now)
+		}, 70},
 		{"across a period", 200, 400, observe(lifecycle.EventEnded), 200},
 		{"before its start", 500, 100, observe(lifecycle.EventEnded), 0},
 	} {

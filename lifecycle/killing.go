@@ -2,16 +2,23 @@ package lifecycle
 
 import "github.com/allot-sched/allot/sched"
 
-// Kills that take their time. Live, a kill (a user's kill of a job, or a
+// Kills and their ends. Live, a kill (a user's kill of a job, or a
 // task's time limit) moves an active task to killing and sends its agent
 // a kill command; the master holds the task's GPUs, and counts them in
 // its fair share, until the agent reports the attempt's end, which a
-// silent node delays by seconds or more. The Cluster kills at once but
-// for an attempt the driver gave a KillAfter (the simulator's slow_kills
-// script): a kill leaves it killing (Tasks.Kill), its slots held and
-// charged, its allocation preempting (Hold, as the master's killing
-// task's), until the driver sends EventKillEnded for it; then it ends
-// killed, as the master's kill's end does (Ending.Decide with Killing).
+// silent node delays by seconds or more. The Cluster does the same: a
+// kill leaves every active task it stops killing (Tasks.Kill; Kill, or
+// EventEnded at a time limit), its slots held and charged, its
+// allocation preempting (Hold, as the master's killing task's), and
+// never decides itself that the kill has ended: its driver reports the
+// end by EventKillEnded, as the master's agents do, and then the task
+// ends killed, as the master's kill's end does (Ending.Decide with
+// Killing). The simulator sends it at once, in the same Observe's wake,
+// before anything else of the instant (sim's killings), for an attempt
+// it gave no KillAfter, and KillAfter later for one it did (its
+// slow_kills script). Both kills are the driver's events (EventKill,
+// EventEnded), so no kill happens inside Step, and none is left killing
+// into a pass unless its driver says it takes its time.
 //
 // The job follows the shared rules meanwhile, as the master's does: a
 // job a user killed has ended killed at once (Finish), but stays on the
@@ -25,17 +32,26 @@ import "github.com/allot-sched/allot/sched"
 // time limit. Which kill is under way, and so how the task ends, is the
 // task's Stop, the record the master keeps too (lifecycle/stop.go).
 
-// kills ends the kills that take their time; left is what the last Kill
-// or time limit left killing (Outcome.Killing), valid until the next.
-type kills struct{ left []int32 }
+// KillingTask is a task record a kill or time limit left killing
+// (Outcome.Killing), and the state it held its slots in before (running
+// or preempting), as Freed.From says for a record freed.
+type KillingTask struct {
+	Task int32
+	From TaskState
+}
+
+// kills ends the kills; left is what the last Kill or time limit left
+// killing (Outcome.Killing), valid until the next.
+type kills struct{ left []KillingTask }
 
 // limited leaves task ti, which reached its time limit (EventEnded
-// with Limited) and whose kill takes its time (KillAfter), killing; the
-// driver sends EventKillEnded KillAfter later. Nothing is freed, but a
-// kill asks for a pass, as a user's does.
+// with Limited), killing; the driver sends EventKillEnded, at once or
+// KillAfter later. Nothing is freed, but a kill asks for a pass, as a
+// user's does.
 func (k *kills) limited(c *Cluster, ti int32, o Outcome) Outcome {
+	from := c.Tasks.At(ti).State
 	c.Tasks.Kill(ti, true)
-	k.left = append(k.left[:0], ti)
+	k.left = append(k.left[:0], KillingTask{Task: ti, From: from})
 	o.Killing = k.left
 	c.step.wake()
 	return o
@@ -96,7 +112,7 @@ func (k *kills) end(c *Cluster, now int64, ti int32, kind EndKind) (slots int, a
 }
 
 // replaced readies task ti, whose move or resize is in flight, for a
-// kill that takes its time (Tasks.Kill, the caller's next step), as the
+// kill (Tasks.Kill, the caller's next step), as the
 // live master's kill of such a task does: its open attempt holds the old
 // placement's GPUs, killing, until its agent reports the end, and the
 // reservation is let go of at the kill (its Enter leaving preempting:

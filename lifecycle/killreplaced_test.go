@@ -7,8 +7,9 @@ import (
 	"github.com/allot-sched/allot/sched"
 )
 
-// TestSlowKillReplacing: a kill that takes its time (KillAfter) of a
-// task whose move or resize is in flight leaves it killing on its old
+// TestSlowKillReplacing: a kill of a task whose move or resize is in
+// flight (its KillAfter 0 here: the Cluster reads none, its driver sends
+// the end) leaves it killing on its old
 // placement, as the master's killing attempt holds its GPUs until its
 // agent reports the end: the move's reservation is let go of at the kill
 // (but what a resize kept of the old placement), the draining record
@@ -33,13 +34,12 @@ func TestSlowKillReplacing(t *testing.T) {
 			ji := cl.Observe(0, lifecycle.Event{Kind: lifecycle.EventSubmit, Submission: lifecycle.Submission{Tasks: 1,
 				Fresh: 1000, Project: -1, Account: -1}, Entry: &sched.Job{Slots: 2}}).Job
 			ti := cl.Launch(ji, c.old, false, 0)
-			cl.Tasks.At(ti).KillAfter = 5
 			cl.Replace(ti, c.next, c.kind, false, 60)
 			landing := cl.Tasks.At(ti).Ver
 			held := cl.InUse()
 			o := cl.Observe(70, lifecycle.Event{Kind: lifecycle.EventKill, Job: ji})
 			tk := cl.Tasks.At(ti)
-			if !o.Applied || len(o.Killing) != 1 || o.Killing[0] != ti || tk.State != lifecycle.TaskKilling || tk.Replacing() {
+			if !o.Applied || len(o.Killing) != 1 || o.Killing[0].Task != ti || tk.State != lifecycle.TaskKilling || tk.Replacing() {
 				t.Fatalf("the kill: %+v, task %s, replacing %t; want the task killing, its move over", o, tk.State, tk.Replacing())
 			}
 			freed := 0

@@ -9,19 +9,17 @@ type EventKind uint8
 
 const (
 	// EventEnded: a task's attempt ended as Task.Due promised, its work
-	// done or (Task.Limited) its time limit reached; at its time limit a
-	// task whose kill takes its time (Task.KillAfter) is left killing
-	// instead (Outcome.Killing), until EventKillEnded.
+	// done, or (Task.Limited) its time limit reached, which leaves it
+	// killing (Outcome.Killing) until EventKillEnded (killing.go).
 	EventEnded EventKind = iota + 1
 	// EventLanded: the checkpoint of a preempted task has landed, and
 	// its slots are free; or that of a moved or resized one (Replacing),
 	// which restarts on its new placement, the draining part of its old
 	// placement free.
 	EventLanded
-	// EventKill ends Job at once: its waiting tasks are dropped and every
-	// record holding slots is freed (Kill), but those whose kill takes
-	// its time (Task.KillAfter), which it leaves killing
-	// (Outcome.Killing) until EventKillEnded.
+	// EventKill ends Job at once: its waiting tasks are dropped and its
+	// active tasks are left killing (Kill, Outcome.Killing), their slots
+	// held until the driver's EventKillEnded for each (killing.go).
 	EventKill
 	// EventPriority sets Job's priority, with the preemptibility,
 	// borrowing and interactivity that follow from it by the driver's
@@ -93,7 +91,7 @@ const (
 	EventAgentPreempted
 	// EventKillEnded: the kill of task Task (version Ver, as the kill
 	// left it), which a kill or its time limit left killing
-	// (Task.KillAfter, killing.go), has ended its attempt: it lets go of
+	// (killing.go), has ended its attempt: it lets go of
 	// its slots and ends killed; a job a user killed leaves the roster
 	// once its last such task has (Outcome.Over), and one whose task
 	// reached its time limit ends as its tasks put it, or runs on.
@@ -215,13 +213,15 @@ type Outcome struct {
 	// finished as Over says. Valid until the next Observe.
 	Ended []int32
 	// Killing lists the records a kill, or a time limit (EventEnded),
-	// left killing, their slots held (Task.KillAfter): the driver sends
-	// EventKillEnded for each, at its version, KillAfter later. A job a
+	// left killing, their slots held, with the state each held them in
+	// before: the driver sends EventKillEnded for each, at its version,
+	// when the kill has ended (the simulator at once, or KillAfter
+	// later: Task.KillAfter). A job a
 	// user killed has ended (Over), but the driver hears of its end once
 	// the last of them has ended (EventKillEnded's Over), or of a task its
 	// time limit left killing before, which the kill leaves alone (not
 	// listed; Job.Running counts it). Valid until the next Observe.
-	Killing []int32
+	Killing []KillingTask
 	// Retimed lists the running tasks whose end a time limit's change
 	// moved (EventTimeLimit): the driver promises each its end again,
 	// Task.Due, or now where that has passed, and drops an end promised
@@ -344,7 +344,7 @@ func (c *Cluster) outcome(now int64, e Event) Outcome {
 		o.Attempt = v.Attempt
 		return c.requeueReplaced(now, e.Task, v, o)
 	}
-	if e.Kind == EventEnded && t.Limited() && t.KillAfter > 0 {
+	if e.Kind == EventEnded && t.Limited() {
 		return c.kills.limited(c, e.Task, o)
 	}
 	o.Attempt = v.Attempt

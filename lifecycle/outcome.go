@@ -39,8 +39,8 @@ const (
 	// all still start); EventAttemptLost, a node's loss.
 	EndLost
 	// EndKilled: a kill ended it: on no agent's word (its node is gone:
-	// the master's killHeld), or, in the Cluster, a user's kill that
-	// took its time (EventKillEnded). (An agent reports a part its kill
+	// the master's killHeld), or, in the Cluster, a user's kill, whose
+	// end its driver reported (EventKillEnded). (An agent reports a part its kill
 	// reached as killed, which the master counts as EndFailed; one that
 	// exited 0 on its own first as completed.)
 	EndKilled
@@ -51,8 +51,7 @@ const (
 type Ending struct {
 	Kind EndKind
 	// Killing: the task was being killed (the killing state: the
-	// master's, and the Cluster's for a kill that takes its time,
-	// killing.go). An
+	// master's, and the Cluster's, killing.go). An
 	// attempt that exited then ends its task in KillTo ("" is killed:
 	// failed when a part failed or could not start, completed when a
 	// searcher stopped it); one lost ends it killed. A kill that the

@@ -342,11 +342,10 @@ func ExitRequeues(failOnPreempt bool, maxRetries, retries int32) bool {
 // killed at once; an active one is asked to stop (killing) and ends
 // killed once its attempt has; one being killed already, or ended, stays
 // as it is. The job itself ends killed at once. The master kills a job's
-// tasks by it (jobsAPI.Kill: its agents end the attempts); the Cluster,
-// whose attempts have no agent to wait for, frees at once, killed, the
-// records a kill stops, but those whose kill the driver says takes its
-// time (Task.KillAfter), which it leaves killing until their end
-// (killing.go), and drops the job's waiting tasks (Cluster.Kill).
+// tasks by it (jobsAPI.Kill: its agents end the attempts), and so does
+// the Cluster: it leaves the active ones killing until its driver
+// reports each end (EventKillEnded, killing.go) and drops the job's
+// waiting tasks (Cluster.Kill).
 func KillTo(st TaskState) (TaskState, bool) {
 	switch {
 	case st == TaskQueued || st == TaskPreempted:

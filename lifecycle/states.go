@@ -11,8 +11,8 @@ package lifecycle
 // rescheduled). completed, failed and killed are terminal.
 //
 // A Task record here is running or preempting while it holds slots, or
-// killing where a kill takes its time to end it (Task.KillAfter,
-// killing.go); the simulator starts at once, so it needs no starting.
+// killing from a kill until its driver reports the end (killing.go);
+// the simulator starts at once, so it needs no starting.
 // When it lets go of them it ends completed (its work done),
 // killed (its time limit, or a kill), preempted (its checkpoint landed;
 // the task waits again as its job's Resumed) or failed (preempted, and its

@@ -1,6 +1,7 @@
 package lifecycle_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/allot-sched/allot/lifecycle"
@@ -68,11 +69,27 @@ func TestStateNames(t *testing.T) {
 func TestTaskEndStates(t *testing.T) {
 	type act func(c *lifecycle.Cluster) (ti int32, from lifecycle.TaskState)
 	elsewhere := []sched.NodeSlots{{Node: 1, Slots: 1}}
-	// kill kills job 0 and reports its freed record i.
-	kill := func(i int) act {
+	// kill kills job 0, ends each kill it left killing as its driver
+	// does (EventKillEnded), and reports record ti and the state it held
+	// its slots in: freed by the kill or, killing, by its end.
+	kill := func(ti int32) act {
 		return func(c *lifecycle.Cluster) (int32, lifecycle.TaskState) {
-			f := c.Kill(nil, 0)[i]
-			return f.Task, f.From
+			o := c.Observe(10, lifecycle.Event{Kind: lifecycle.EventKill, Job: 0})
+			from := lifecycle.TaskState("none")
+			for _, f := range o.Freed {
+				if f.Task == ti {
+					from = f.From
+				}
+			}
+			for _, k := range slices.Clone(o.Killing) {
+				if end := c.Observe(10, lifecycle.Event{Kind: lifecycle.EventKillEnded, Task: k.Task, Ver: c.Tasks.At(k.Task).Ver}); !end.Applied {
+					return k.Task, "its kill's end did not apply"
+				}
+				if k.Task == ti {
+					from = k.From
+				}
+			}
+			return ti, from
 		}
 	}
 	then := func(first func(c *lifecycle.Cluster), next act) act {
@@ -89,7 +106,7 @@ func TestTaskEndStates(t *testing.T) {
 		// act runs on a cluster whose job 0 runs task record 0 since 0.
 		act      act
 		want     lifecycle.TaskState
-		wantFrom lifecycle.TaskState // a kill's Freed.From, else ""
+		wantFrom lifecycle.TaskState // a kill's Freed.From or KillingTask.From, else ""
 	}{
 		{"running", false, func(*lifecycle.Cluster) (int32, lifecycle.TaskState) { return 0, "" },
 			lifecycle.TaskRunning, ""},

@@ -12,7 +12,8 @@ import (
 
 // TestStepInvariants drives a Cluster as a driver does, through Step and
 // Observe only: random submissions (some elastic, which grow by
-// resizes), kills, nodes going down and
+// resizes), kills (each kill's end reported at once, before the
+// instant's Step, or later), nodes going down and
 // coming back, nodes drained and resumed, and the outcomes each effect promises (a task's end by
 // Due, a checkpoint landing after a random cost, one start in ten
 // failing at once) reported back by version, some of them stale by then. After each Step the books must
@@ -64,8 +65,8 @@ func TestStepInvariants(t *testing.T) {
 	// Every task record's change was on the graph (round), and the runs
 	// took the edges of every effect and outcome a driver reports.
 	if err := graph.check("queued → running", "running → preempting", "preempting → preempted", "preempted → running",
-		"preempting → failed", "preempting → killed", "running → completed", "running → killed", "running → failed",
-		"running → queued"); err != nil {
+		"preempting → failed", "preempting → killed", "running → completed", "running → failed", "running → queued",
+		"running → killing", "preempting → killing", "killing → killed"); err != nil {
 		t.Error(err)
 	}
 }
@@ -146,6 +147,24 @@ func (d *stepDriver) promise(at int64, kind lifecycle.EventKind, ti int32) {
 	d.promised = append(d.promised, promise{at: at, ev: lifecycle.Event{Kind: kind, Task: ti, Ver: d.c.Tasks.At(ti).Ver}})
 }
 
+// killings reports the end of each kill a kill or time limit left
+// killing, as a driver does: at once, before the instant's Step, or
+// promised a few seconds later, the task holding its slots meanwhile.
+func (d *stepDriver) killings(ks []lifecycle.KillingTask) error {
+	for _, k := range slices.Clone(ks) {
+		if d.rng.IntN(2) == 0 {
+			d.promise(d.now+1+int64(d.rng.IntN(10)), lifecycle.EventKillEnded, k.Task)
+			continue
+		}
+		inUse, slots := d.c.InUse(), sched.Slots(d.c.Tasks.At(k.Task).Nodes)
+		o := d.c.Observe(d.now, lifecycle.Event{Kind: lifecycle.EventKillEnded, Task: k.Task, Ver: d.c.Tasks.At(k.Task).Ver})
+		if !o.Applied || o.Slots != slots || inUse-d.c.InUse() != slots {
+			return fmt.Errorf("t%d's kill ended at once: %+v, in use %d → %d; want %d freed", k.Task, o, inUse, d.c.InUse(), slots)
+		}
+	}
+	return nil
+}
+
 // preemptingJob is the job of the first task record preempting, -1 for
 // none.
 func (d *stepDriver) preemptingJob() int32 {
@@ -187,16 +206,24 @@ func (d *stepDriver) round() error {
 		if o.Drained {
 			d.promiseEnd(p.ev.Task)
 		}
+		if err := d.killings(o.Killing); err != nil {
+			return err
+		}
 	}
 	for range d.rng.IntN(3) {
 		d.submit()
 	}
-	if d.rng.IntN(8) == 0 && len(d.c.Jobs) > 0 {
-		job := int32(d.rng.IntN(len(d.c.Jobs)))
-		if pj := d.preemptingJob(); pj >= 0 && d.rng.IntN(2) == 0 {
-			job = pj // a kill that finds a checkpoint under way, which runs seldom meet by chance
+	kill := int32(-1)
+	switch pj := d.preemptingJob(); {
+	case pj >= 0 && d.rng.IntN(2) == 0:
+		kill = pj // a kill that finds a checkpoint under way, which runs seldom meet by chance
+	case d.rng.IntN(8) == 0 && len(d.c.Jobs) > 0:
+		kill = int32(d.rng.IntN(len(d.c.Jobs)))
+	}
+	if kill >= 0 {
+		if err := d.killings(d.c.Observe(d.now, lifecycle.Event{Kind: lifecycle.EventKill, Job: kill}).Killing); err != nil {
+			return err
 		}
-		d.c.Observe(d.now, lifecycle.Event{Kind: lifecycle.EventKill, Job: job})
 	}
 	if d.rng.IntN(10) == 0 {
 		if err := d.flipNode(); err != nil {

@@ -130,6 +130,8 @@ func (p *player) observe(args args) ([]string, error) {
 			e.Shape.Pool = p.c.Snap.Nodes[nd].Pool
 		}
 		return p.nodeEvent(args, e)
+	case args.flag("killended"):
+		e.Kind = lifecycle.EventKillEnded
 	case args.flag("kill"):
 		e.Kind = lifecycle.EventKill
 	case args.kv["priority"] != "" && args.kv["priority"] != "true":
@@ -137,12 +139,15 @@ func (p *player) observe(args args) ([]string, error) {
 	case args.kv["weight"] != "":
 		e.Kind, e.Weight = lifecycle.EventWeight, float64(args.int("weight"))
 	default:
-		return nil, fmt.Errorf("observe: want ended, landed, leftlanded, stopped, startfailed, startlost, attemptlost, tick, down, up, drain, resume, graceover, reshape, kill, priority=P or weight=W")
+		return nil, fmt.Errorf("observe: want ended, landed, leftlanded, stopped, startfailed, startlost, attemptlost, tick, down, up, drain, resume, graceover, reshape, kill, killended, priority=P or weight=W")
 	}
 	o := p.c.Observe(args.int("at"), e)
 	out := []string{fmt.Sprintf("applied=%t job=%d slots=%d timed_out=%t drained=%t over=%t", o.Applied, o.Job, o.Slots, o.TimedOut, o.Drained, o.Over)}
 	for _, f := range o.Freed {
 		out = append(out, fmt.Sprintf("freed t%d slots=%d", f.Task, f.Slots))
+	}
+	for _, k := range o.Killing {
+		out = append(out, fmt.Sprintf("killing t%d v%d from=%s", k.Task, p.c.Tasks.At(k.Task).Ver, k.From))
 	}
 	if o.LostWork > 0 {
 		out = append(out, fmt.Sprintf("lost_work=%d", o.LostWork))

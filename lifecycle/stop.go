@@ -9,8 +9,8 @@ import "cmp"
 // leaves killing. Both drivers' task records embed it (TaskRecord: the
 // Cluster's Task, the master's mtask). How each driver learns
 // of the end stays its own: the master from its agents' reports (or a
-// lost node), the Cluster by EventKillEnded where its driver gave the
-// kill time (Task.KillAfter, killing.go), else at once.
+// lost node), the Cluster by its driver's EventKillEnded (killing.go:
+// the simulator's at once, or Task.KillAfter later).
 //
 // The decisions on it are its methods, which both drivers call, so that
 // they cannot drift: Kill for a kill (the master's killTask, a job's
@@ -139,8 +139,8 @@ func (s *Stop) TrialStopped() bool {
 
 // Promise notes whether the end the Cluster promises the attempt
 // (Task.Due) is its time limit's kill, at each promise (a launch, a
-// landing, a change of the limit): EventEnded then ends it timed out,
-// or leaves it killing by LimitKill where its kill takes its time.
+// landing, a change of the limit): EventEnded then leaves it killing by
+// LimitKill, to end timed out at its kill's end.
 func (s *Stop) Promise(atLimit bool) { s.due = atLimit }
 
 // Limited reports whether the end promised (Promise) is the time

@@ -13,8 +13,8 @@ const Unbounded int64 = -1
 // of its own, marked Moving, and restarts on the new placement when its
 // checkpoint lands (Resume), as the live master restarts it.
 //
-// Its State is running, preempting or (a kill that takes its time,
-// KillAfter) killing while it holds slots, and how it let
+// Its State is running, preempting or (a kill, until its driver
+// reports the end) killing while it holds slots, and how it let
 // go of them after (TaskState); Moving is not a state but what the record
 // is: the draining part of a moved task, preempting until it drains (the
 // master says the same with a task's next placement).
@@ -32,8 +32,7 @@ type Task struct {
 	// (Tasks.set): its Retries are the times the task was rescheduled
 	// before this attempt (the count it was launched with); its
 	// Replacement the move or resize in flight (see Drain); its Stop the
-	// kill under way: while its KillAfter holds the task killing
-	// (Tasks.Kill), whether its time limit's kill (kills.limited) or a
+	// kill under way: while the task is killing (Tasks.Kill), whether its time limit's kill (kills.limited) or a
 	// user's moved it there, which decides how it ends (a user's kill of
 	// its job meanwhile leaves a time limit's kill ending it timed out).
 	// The Stop also holds the Cluster's promise that the attempt's end
@@ -89,11 +88,12 @@ type Task struct {
 	// KillAfter is how long a kill of the attempt takes to end it (the
 	// simulator's slow_kills script, JobSpec.SlowKills): live, the master
 	// holds the GPUs of a task being killed until its agent reports the
-	// end, which a silent node delays. 0 ends it at the kill. The driver
-	// sets it when it launches the start; a kill (Cluster.Kill, or its
-	// time limit: EventEnded where Limited) then leaves it killing, its
-	// slots held and charged, until the driver sends EventKillEnded
-	// KillAfter later. A launch clears it.
+	// end, which a silent node delays. A kill (Cluster.Kill, or its time
+	// limit: EventEnded where Limited) leaves the task killing, its slots
+	// held and charged, until the driver sends EventKillEnded: the
+	// Cluster does not read it, the simulator sends the end KillAfter
+	// later, or at once for 0. The driver sets it when it launches the
+	// start; a launch clears it.
 	KillAfter int64
 }
 
@@ -314,8 +314,8 @@ func (ts *Tasks) Stopping(ti int32, at, grace int64) {
 	ts.all[ti].Ask(at, grace)
 }
 
-// Kill asks task ti to stop for a kill that takes its time to end it
-// (KillAfter), its time limit's where atLimit, else a user's: it holds
+// Kill asks task ti to stop for a kill, its time limit's where atLimit,
+// else a user's: it holds
 // its slots, killing, and does no more work; the end, checkpoint landing
 // or other outcome promised for it before is stale. Its end comes by
 // EventKillEnded, for its new version, and ends it as its Stop says.

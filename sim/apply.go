@@ -163,9 +163,9 @@ func (s *sim) landed(ti int32, o *lifecycle.Outcome) {
 	s.outcome(ti, o, lifecycle.TaskPreempting)
 }
 
-// ended reacts to an attempt that completed or reached its time limit
-// (lifecycle.Cluster.Observe), or, at its time limit, was left killing
-// until its kill's end (killings).
+// ended reacts to an attempt that completed (lifecycle.Cluster.Observe),
+// or that reached its time limit and was left killing until its kill's
+// end (killings).
 func (s *sim) ended(ti int32, o *lifecycle.Outcome) {
 	if len(o.Killing) > 0 {
 		s.killings(o.Killing)
@@ -176,25 +176,38 @@ func (s *sim) ended(ti int32, o *lifecycle.Outcome) {
 	s.outcome(ti, o, lifecycle.TaskRunning)
 }
 
-// killings promises the kill's end of each record a kill or time limit
-// left killing (lifecycle.Task.KillAfter) for its version: they hold
-// their slots until then.
-func (s *sim) killings(tis []int32) {
-	for _, ti := range tis {
-		t := s.c.Tasks.At(ti)
-		s.c.Tasks.Stopping(ti, s.now, t.KillAfter) // the forecast's deadline, as kill_grace is the master's
-		s.q.push(event{at: s.now + t.KillAfter, kind: evKillEnd, ref: ti, ver: t.Ver})
+// killings reports the kill's end of each record a kill or time limit
+// left killing (lifecycle.Outcome.Killing), for its version, as the
+// master's agents report it: KillAfter later for an attempt whose kill
+// takes its time (JobSpec.SlowKills), which holds its slots until then,
+// and at once for the others, before anything else of the instant is
+// handled or settled, so that nothing sees their slots held past the
+// kill. Those it ends are reported as the state they held their slots
+// in before the kill (a checkpoint under way counts in the metrics
+// until the kill, KillingTask.From).
+func (s *sim) killings(ks []lifecycle.KillingTask) {
+	s.killing = append(s.killing[:0], ks...) // ks is the Cluster's, until its next Observe
+	for _, k := range s.killing {
+		t := s.c.Tasks.At(k.Task)
+		if t.KillAfter > 0 {
+			s.c.Tasks.Stopping(k.Task, s.now, t.KillAfter) // the forecast's deadline, as kill_grace is the master's
+			s.q.push(event{at: s.now + t.KillAfter, kind: evKillEnd, ref: k.Task, ver: t.Ver})
+			continue
+		}
+		if o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventKillEnded, Task: k.Task, Ver: t.Ver}); o.Applied {
+			s.killEnded(k.Task, &o, k.From)
+		}
 	}
 }
 
-// killEnded reacts to the end of a kill that took its time
-// (lifecycle.EventKillEnded): the attempt ends killed (by its time limit
-// or not) and its slots are free; a job a user killed is reported ended
-// once its last such attempt has (Outcome.Over).
-func (s *sim) killEnded(ti int32, o *lifecycle.Outcome) {
+// killEnded reacts to the end of a kill (lifecycle.EventKillEnded) of
+// task ti, which held its slots in state from: the attempt ends killed
+// (by its time limit or not) and its slots are free; a job a user killed
+// is reported ended once its last such attempt has (Outcome.Over).
+func (s *sim) killEnded(ti int32, o *lifecycle.Outcome, from lifecycle.TaskState) {
 	t := s.c.Tasks.At(ti)
 	s.rec.endAttempt(t, o.Attempt, o.TimedOut)
-	s.outcome(ti, o, lifecycle.TaskKilling)
+	s.outcome(ti, o, from)
 }
 
 // outcome tells the metrics that task ti let go of the slots it held in

@@ -82,6 +82,9 @@ type sim struct {
 	// number, attempt) of the jobs whose checkpoints name an nth
 	// (checkpointCost).
 	asked map[[3]int32]int
+	// killing is the sim's copy of the last kill's Outcome.Killing,
+	// which it ends one by one (killings).
+	killing []lifecycle.KillingTask
 }
 
 // world is the simulated cluster at time now and what it has promised:
@@ -376,7 +379,7 @@ func (s *sim) handle(e event) {
 		}
 	case evKillEnd:
 		if o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventKillEnded, Task: e.ref, Ver: e.ver}); o.Applied {
-			s.killEnded(e.ref, &o)
+			s.killEnded(e.ref, &o, lifecycle.TaskKilling)
 		}
 	case evReport:
 		// A preempted or ended trial's report is stale: its version moved.
@@ -539,7 +542,7 @@ func (s *sim) script(e Event) {
 
 // killed reacts to the kill of job ji, which freed the records freed,
 // left those killing killing and finished the job.
-func (s *sim) killed(ji int32, freed []lifecycle.Freed, killing []int32) {
+func (s *sim) killed(ji int32, freed []lifecycle.Freed, killing []lifecycle.KillingTask) {
 	// The metrics hear of the tasks one by one, each with what the job
 	// held after it, as if they had been freed one by one.
 	held := s.c.Jobs[ji].Held
@@ -547,20 +550,25 @@ func (s *sim) killed(ji int32, freed []lifecycle.Freed, killing []int32) {
 		held += f.Slots
 	}
 	for _, f := range freed {
-		// A draining record, or a task whose move or resize the kill
-		// abandoned, left killing on its old placement (what it let go
-		// of of its reservation), has no attempt of its own ending.
-		if t := s.c.Tasks.At(f.Task); !t.Moving && t.State != lifecycle.TaskKilling {
-			s.rec.endAttempt(t, lifecycle.AttemptKilled, false)
+		// Only a draining record (a move's or resize's, a lost gang's
+		// parts), or a task whose move or resize the kill abandoned, left
+		// killing on its old placement (what it let go of of its
+		// reservation): no attempt ends here (killings ends them). As at
+		// a landing, the metrics count a draining record's own slots as
+		// checkpointing since it was asked, and no reservation.
+		t := s.c.Tasks.At(f.Task)
+		if t.Moving && f.From == lifecycle.TaskPreempting {
+			s.rec.checkpointed(int64(sched.Slots(t.Nodes)) * (s.now - t.Asked))
 		}
 		held -= f.Slots
-		s.released(f.Task, f.Slots, held, f.From)
+		s.released(f.Task, f.Slots, held, lifecycle.TaskRunning) // its checkpoint counted above
 	}
 	if len(killing) > 0 || s.c.Jobs[ji].Running > 0 {
 		// Its killing tasks hold their slots until their kill's end, after
 		// which the job is reported ended (killEnded): those the kill left
-		// killing, and one its time limit left killing before (its kill's
-		// end already promised), which the kill leaves alone.
+		// killing (ended here, or later where the kill takes its time),
+		// and one its time limit left killing before (its kill's end
+		// already promised), which the kill leaves alone.
 		s.touch(ji)
 		s.killings(killing)
 		return

@@ -3,6 +3,8 @@ package sim
 import (
 	"strings"
 	"testing"
+
+	"github.com/allot-sched/allot/scenario"
 )
 
 // slowKillSrc: a holds n1's 4 slots from 0 and is killed at 100 (or
@@ -45,6 +47,64 @@ func TestSlowKills(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			src := strings.NewReplacer("LIMIT", c.limit, "SLOW", c.slow).Replace(slowKillSrc) + c.events
 			checkReplayLog(t, src, c.want)
+		})
+	}
+}
+
+// killResizeSrc: e starts on 1 of its 4 slots beside b, grows when b
+// ends at 50 (a resize: its checkpoint takes 30 s) and is killed at 60,
+// its resize in flight. NODES places the growth: on n1 only, nothing of
+// the old placement drains; across n1 and n2, a part drains.
+const killResizeSrc = `pools:
+  - name: default
+    policy: fifo
+    checkpoint_cost: 30
+    nodes: [NODES]
+jobs:
+  - {name: b, submit: 0, slots: BSLOTS, duration: 50}
+  - {name: e, submit: 1, slots: 4, min_slots: 1, duration: 1000SLOW}
+events:
+  - {at: 60, kill: e}
+`
+
+// TestKillResizeCheckpointed: a kill that abandons a resize counts in
+// the metrics as a landing does, whether its end came at once or took
+// its time (slow_kills): the draining part of the old placement was
+// checkpointing since the resize (preemption lost slot-hours), and the
+// reservation it lets go of was not; where nothing drains, nothing was.
+func TestKillResizeCheckpointed(t *testing.T) {
+	lost := func(nodes, bSlots, slow string) float64 {
+		src := strings.NewReplacer("NODES", nodes, "BSLOTS", bSlots, "SLOW", slow).Replace(killResizeSrc)
+		sc, err := scenario.Parse("s.yaml", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := FromScenario(sc, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(in, Options{Until: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Metrics.Resizes != 1 || res.Metrics.Killed != 1 {
+			t.Fatalf("%d resizes, %d killed; want e resized once, then killed", res.Metrics.Resizes, res.Metrics.Killed)
+		}
+		return res.Metrics.PreemptionLostSlotHours
+	}
+	const slow = ", slow_kills: [{task: 0, after: 5}]"
+	for _, c := range []struct {
+		name, nodes, bSlots string
+		drains              bool
+	}{
+		{"in place", "{name: n1, slots: 4}", "3", false},
+		{"a part drains", "{name: n1, slots: 2}, {name: n2, slots: 4}", "4", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			atOnce, slowly := lost(c.nodes, c.bSlots, ""), lost(c.nodes, c.bSlots, slow)
+			if atOnce != slowly || (atOnce > 0) != c.drains {
+				t.Errorf("checkpointed %g slot-hours at once, %g slowly; want the same, more than none %t", atOnce, slowly, c.drains)
+			}
 		})
 	}
 }
