@@ -36,8 +36,10 @@ type Replacement struct {
 	// placement the new one keeps and what drains (Split, Draining).
 	Kind Replace
 	// Since is when the move or resize re-placed the attempt and asked
-	// for its checkpoint: the new placement runs from then (Split), and
-	// the master's views say the task checkpoints since then.
+	// for its checkpoint: the new placement runs from then (Split). The
+	// master's views say the task checkpoints since then to the wall
+	// clock's precision, from its stored transition (replacedAt), of
+	// which Since is the seconds.
 	Since int64
 	// For is the job the move or resize makes room for, by the
 	// driver's id of it (0: none, as for growth), and Why a shrink's

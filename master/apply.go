@@ -149,9 +149,8 @@ func (pl *planner) apply(ctx context.Context, effects []lifecycle.Effect) (start
 			preempts++
 			t.preempted = pl.nextLaunch()
 			if op.next != nil {
-				t.next, t.nextAt = op.next, now
+				t.next = op.next
 				t.Replacement.Reserve(op.kind, now.Unix(), op.tr.ForJob, op.tr.Why)
-				t.drainLaunch = pl.nextLaunch()
 				pl.m.holdParts(t, t.next)
 			}
 			if op.budget {

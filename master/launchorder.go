@@ -106,9 +106,6 @@ func (r *restorer) restoreLaunches(ctx context.Context) error {
 			last = max(last, e.Seq)
 		}
 		for _, t := range j.tasks {
-			if t.Replacement.Replacing() {
-				t.drainLaunch = t.preempted
-			}
 			if t.att != nil && moved[t.rec.Index] {
 				t.att.continueFrom(launched[t.rec.Index])
 			}
@@ -136,10 +133,18 @@ func (pl *planner) nextLaunch() int64 {
 	return pl.view.launches
 }
 
-// launchOf is the place of an allocation in launch order.
+// launchOf is the place of an allocation in launch order: its attempt's
+// launch, which a task that a move or resize re-placed keeps for its new
+// placement, and for the placement that drains meanwhile the move's or
+// resize's own stamp, its task's preempted, as the simulator appends the
+// drain record to its running list when it applies the move
+// (lifecycle.Tasks.Replace). Nothing stamps preempted again while the
+// move or resize is in flight: nothing is planned of the task
+// (lifecycle.Replannable), and it leaves preempting, which ends the move
+// or resize, before a requeue stamps it.
 func launchOf(r allocRef) int64 {
 	if r.t.Replacement.Replacing() && !r.next {
-		return r.t.drainLaunch
+		return r.t.preempted
 	}
 	return r.t.launch
 }

@@ -237,8 +237,8 @@ func (a *mattempt) first() time.Time {
 func (r *restorer) nextFor(ctx context.Context, j *mjob) error {
 	var since time.Time
 	for _, t := range j.tasks {
-		if t.Replacement.Replacing() && (since.IsZero() || t.nextAt.Before(since)) {
-			since = t.nextAt
+		if at := replacedAt(t); !at.IsZero() && (since.IsZero() || at.Before(since)) {
+			since = at
 		}
 	}
 	if since.IsZero() {

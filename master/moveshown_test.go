@@ -32,6 +32,12 @@ func TestMoveShown(t *testing.T) {
 			a1, a2, trials := fragment(t, h)
 			a1.HoldPreempt, a2.HoldPreempt = true, true
 			whole := h.submit(jobSpec("whole", 8, ""))
+			// The moves at a time between seconds: the views say it at
+			// the wall clock's precision (replacedAt), not to the second
+			// as the tasks' lifecycle.Replacement's Since keeps it, live
+			// and after a restart alike.
+			h.clock.Advance(1500 * time.Millisecond)
+			planned := h.clock.Now()
 			h.step()
 			if tc.restart {
 				h.start()
@@ -49,8 +55,8 @@ func TestMoveShown(t *testing.T) {
 					j.State, j.ShownState(), j.Moving, whole)
 			}
 			from, to := j.Moving.From[0], j.Moving.To[0]
-			if from == to || j.Moving.Since.IsZero() {
-				t.Fatalf("moving %+v: want from one node to the other, since the plan", j.Moving)
+			if from == to || !j.Moving.Since.Equal(planned) {
+				t.Fatalf("moving %+v: want from one node to the other, since the plan, %s", j.Moving, planned)
 			}
 			reason := "moving task " + strconv.Itoa(j.Moving.Task) + " (of 2 being moved) to " + to +
 				" to make room for job " + strconv.FormatInt(whole, 10) + "; checkpointing since " + msgTime(j.Moving.Since)

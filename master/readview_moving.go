@@ -52,7 +52,7 @@ func movingOf(j *mjob) *api.Moving {
 			r.Tasks++
 			continue
 		}
-		r = &api.Moving{Task: t.rec.Index, Tasks: 1, From: c.From, To: c.To, ForJob: t.Replacement.For, Since: t.nextAt}
+		r = &api.Moving{Task: t.rec.Index, Tasks: 1, From: c.From, To: c.To, ForJob: t.Replacement.For, Since: replacedAt(t)}
 	}
 	return r
 }

@@ -40,7 +40,7 @@ func resizingOf(j *mjob) *api.Resizing {
 			r.Tasks++
 			continue
 		}
-		r = &api.Resizing{Task: t.rec.Index, Tasks: 1, From: c.From, To: c.To, Since: t.nextAt, ForJob: t.Replacement.For,
+		r = &api.Resizing{Task: t.rec.Index, Tasks: 1, From: c.From, To: c.To, Since: replacedAt(t), ForJob: t.Replacement.For,
 			Why: t.Replacement.Why}
 	}
 	return r

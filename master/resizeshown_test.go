@@ -3,6 +3,7 @@ package master
 import (
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
@@ -131,6 +132,11 @@ func TestResizeShownAfterRestart(t *testing.T) {
 			h.step()
 			h.sync(a, a)
 			taker := h.submit(tt.taker)
+			// The resize at a time between seconds: the views say it at
+			// the wall clock's precision (replacedAt), not to the second
+			// as its lifecycle.Replacement's Since keeps it.
+			h.clock.Advance(1500 * time.Millisecond)
+			planned := h.clock.Now()
 			h.step()
 			resizing := "from 4 to 2 slots for job " + strconv.FormatInt(taker, 10) + " (" + tt.why + "); checkpointing since "
 			before := h.job(victim)
@@ -138,9 +144,9 @@ func TestResizeShownAfterRestart(t *testing.T) {
 				t.Run(when, func(t *testing.T) {
 					checkResizing(t, h, victim, taker, resizing)
 					j := h.job(victim)
-					if j.Resizing.Why != tt.why || j.Reason != before.Reason || !j.Resizing.Since.Equal(before.Resizing.Since) {
-						t.Fatalf("resizing %+v, reason %q; want why %q, reason and since as before the restart: %q, %s",
-							j.Resizing, j.Reason, tt.why, before.Reason, before.Resizing.Since)
+					if j.Resizing.Why != tt.why || j.Reason != before.Reason || !j.Resizing.Since.Equal(planned) {
+						t.Fatalf("resizing %+v, reason %q; want why %q, reason as before the restart: %q, since the plan, %s",
+							j.Resizing, j.Reason, tt.why, before.Reason, planned)
 					}
 				})
 				if when == "before the restart" {

@@ -223,7 +223,7 @@ func (r *restorer) restoreTask(j *mjob, rec store.Task, open map[int]store.Attem
 	if rec.State == store.TaskPreempting && len(rec.Reserved) > 0 {
 		// A move or resize in flight: the task restarts on its
 		// reservation once the checkpoint lands, as before the restart.
-		t.next, t.nextAt = partsOf(rec.Reserved), rec.UpdatedAt
+		t.next = partsOf(rec.Reserved)
 		// Who for and why are read back from its event (restorer.nextFor).
 		t.Replacement.Reserve(reservedKind(rec.Reason), rec.UpdatedAt.Unix(), 0, "")
 		m.holdParts(t, t.next)

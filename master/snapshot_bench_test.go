@@ -39,9 +39,9 @@ func BenchmarkSnapTasks(b *testing.B) {
 		t.att = &mattempt{started: now.Add(-time.Hour), parts: []*mpart{part(i / gpus)}}
 		t.att.Launch(t.att.started.Unix(), false)
 		if i%10 == 0 {
-			t.rec.State = store.TaskPreempting
-			t.next, t.nextAt = []*mpart{part(i/gpus + 1)}, now.Add(-time.Minute)
-			t.att.Ask(t.nextAt.Unix(), int64(config.DefaultGrace/time.Second)) // as sendAll asks it
+			t.rec.State, t.rec.UpdatedAt = store.TaskPreempting, now.Add(-time.Minute)
+			t.next = []*mpart{part(i/gpus + 1)}
+			t.att.Ask(t.rec.UpdatedAt.Unix(), int64(config.DefaultGrace/time.Second)) // as sendAll asks it
 		}
 		tasks[i] = t
 	}

@@ -120,18 +120,19 @@ type mtask struct {
 	// snapshot numbers the nodes up at its build, so a node's index
 	// changes as others come and go. The Replacement says the rest
 	// (kind, since, for whom), and lifecycle.KeptOn which of the old
-	// GPUs a resize keeps. nextAt is Replacement.Since at the wall
-	// clock's precision, which the views show: when it was reserved.
-	next   []*mpart
-	nextAt time.Time
-	// launch is the task's place in the order attempts were launched,
-	// and drainLaunch that of the placement a move or resize drains
+	// GPUs a resize keeps. When it was reserved, at the wall clock's
+	// precision, is rec's UpdatedAt (replacedAt), whose seconds the
+	// Replacement's Since are.
+	next []*mpart
+	// launch is the task's place in the order attempts were launched
 	// (launchorder.go).
-	launch, drainLaunch int64
+	launch int64
 	// preempted orders the task's last preemption, move or resize among
 	// the others, or its last return to waiting otherwise (a lost
 	// attempt or start; launchorder.go); 0 for none since the master
-	// started.
+	// started. While a move or resize is in flight it is also the place
+	// of the placement that drains (launchOf), which the simulator lists
+	// as launched when the move was applied.
 	preempted int64
 	// exited is when the processes of the attempt that ended the task
 	// exited, by its agents' word (store.Attempt.ExitedAt: finish, or a

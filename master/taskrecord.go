@@ -1,6 +1,8 @@
 package master
 
 import (
+	"time"
+
 	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/store"
 )
@@ -93,4 +95,21 @@ func (m *Master) releaseReserved(t *mtask) {
 // state (a task just submitted, queued; one a restart reads back).
 func newTask(j *mjob, rec store.Task) *mtask {
 	return &mtask{job: j, rec: rec, TaskRecord: lifecycle.TaskRecord{State: rec.State}}
+}
+
+// replacedAt is when the move or resize in flight of t re-placed it, at
+// the wall clock's precision, which the views show (api.Moving.Since,
+// api.Resizing.Since) and a restart reads its event from (nextFor): the
+// time of its stored transition to preempting, rec's UpdatedAt, which
+// the task keeps while it preempts (the store changes a row only by a
+// transition, and preempting has none to itself) and the preempting
+// view shows too (api.Preempting.Since). Its Replacement's Since is the
+// same time in seconds (apply and restoreTask set it from it), which
+// the views do not show: they would say it to the second only, unlike
+// the preempting view of the same task. Zero when none is in flight.
+func replacedAt(t *mtask) time.Time {
+	if !t.Replacement.Replacing() {
+		return time.Time{}
+	}
+	return t.rec.UpdatedAt
 }
