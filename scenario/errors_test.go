@@ -108,6 +108,10 @@ func TestParseErrorsPools(t *testing.T) {
 			"preemption: only priority, fair_share, quota and multifactor pools preempt"},
 		{"preemption on quota", "pools: [{name: a, policy: quota, preemption: true, nodes: [{name: n, slots: 1}]}]", 1,
 			"preemption: quota pools always reclaim quota by preemption; leave preemption out"},
+		// false was taken, and the pool preempted anyway (trial
+		// 2026-11-29g G3); the master's configuration refuses it too.
+		{"no preemption on quota", "pools:\n- name: a\n  policy: quota\n  preemption: false\n  nodes: [{name: n, slots: 1}]\n", 4,
+			`pools[0] "a": preemption: quota pools always reclaim quota by preemption; leave preemption out`},
 		{"backfill on fair_share", "pools: [{name: a, policy: fair_share, backfill: true, nodes: [{name: n, slots: 1}]}]", 1,
 			"backfill: only priority and multifactor pools take backfill: true"},
 		{"serial on priority", "pools: [{name: a, policy: priority, serial: true, nodes: [{name: n, slots: 1}]}]", 1,
