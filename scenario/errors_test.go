@@ -210,7 +210,13 @@ func TestParseErrorsEvents(t *testing.T) {
 			`events[0]: node_down: unknown node "g-0": the entry "g" on line 5 (count: 2) makes the nodes "g-1" to "g-2"`},
 		{"node_down names a counted entry", jobs + "events:\n  - {at: 1h, node_down: g}\n", 13,
 			`events[0]: node_down: unknown node "g": the entry on line 5 makes 2 nodes (count: 2), named "g-1" to "g-2"; name one of them`},
-		{"node_down unknown node", jobs + "events:\n  - {at: 1h, node_down: tpu}\n", 13, `events[0]: node_down: unknown node "tpu"`},
+		{"node_down unknown node", jobs + "events:\n  - {at: 1h, node_down: tpu}\n", 13, `events[0]: node_down: unknown node "tpu" (nodes: g-1, g-2, c)`},
+		// scenario.md's node-2 where the nodes are n-1, n-2 (trial
+		// 2026-11-29g G10): the names that exist, the first few.
+		{"unknown node, the names listed", "pools:\n  - {name: p, policy: fifo, nodes: [{name: n, count: 2, slots: 4}]}\nevents:\n  - {at: 40m, node_down: node-2}\n", 4,
+			`events[0]: node_down: unknown node "node-2" (nodes: n-1, n-2)`},
+		{"unknown node, many nodes", "pools:\n  - {name: p, policy: fifo, nodes: [{name: n, count: 9, slots: 4}]}\nevents:\n  - {at: 40m, drain: m}\n", 4,
+			`events[0]: drain: unknown node "m" (nodes: n-1, n-2, n-3, n-4, n-5 and 4 more)`},
 		{"node_up unknown node", jobs + "events:\n  - {at: 1h, kill: asha}\n  - {at: 2h, node_up: gpu}\n", 14, `events[1]: node_up: unknown node "gpu"`},
 		{"node_down is a mapping", jobs + "events:\n  - {at: 1h, node_down: {node: c}}\n", 13, `events[0]: node_down: expected`},
 		{"drain unknown node", jobs + "events:\n  - {at: 1h, drain: tpu}\n", 13, `events[0]: drain: unknown node "tpu"`},

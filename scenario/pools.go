@@ -259,6 +259,7 @@ func (p *parser) expand(f *yamlfield.Fields, n Node, count int, out []Node) []No
 			continue
 		}
 		p.nodeLines[m.Name] = n.Line
+		p.nodeOrder = append(p.nodeOrder, m.Name)
 		out = append(out, m)
 	}
 	return out
