@@ -68,6 +68,9 @@ func TestParseErrorsFile(t *testing.T) {
 		{"duplicate top-level key", pools + "pools: []\n", 9, `duplicate key "pools" (first at line 1)`},
 		{"a master configuration", "pools:\n  - {name: a, policy: fifo}\ndefault_pool: a\nusers:\n  - {name: ana}\n", 3,
 			"this looks like the master's configuration file (it has default_pool, users), which allot master --config reads"},
+		// As allot config check names a job file (trial 2026-11-29g G5).
+		{"a job file", "name: j\nentrypoint: train\nresources: {slots: 1}\n", 2,
+			"entrypoint: this looks like a job file (it has entrypoint, resources), which allot submit reads (allot submit FILE --dry-run checks one); allot sim reads a scenario"},
 	})
 }
 
