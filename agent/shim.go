@@ -170,6 +170,7 @@ func RunShim(args []string) int {
 	exited := make(chan struct{})
 	if fence != nil {
 		fence.setFencePaths(exitFile)
+		fence.killAsked = early.termCaught
 		if keeper != nil {
 			fence.agentPID = keeper.agentPID
 		}

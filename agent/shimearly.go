@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"syscall"
 )
 
 // A stop asked for before the task exists (trial o F6: a kill 44 ms
@@ -31,6 +32,10 @@ type earlySignals struct {
 	mu    sync.Mutex
 	task  *os.Process // nil until the task is started
 	early []os.Signal // caught while task is nil, each once, in order
+	// term says a SIGTERM was caught, before the task existed or after:
+	// the agent's kill signals the group so (Task.Kill), for the
+	// shim's fence to say what became of the attempt (fenceWhy).
+	term bool
 	// caught is closed when the first early signal is kept (for tests).
 	caught chan struct{}
 }
@@ -49,6 +54,7 @@ func catchEarly() *earlySignals {
 func (e *earlySignals) keep(c <-chan os.Signal) {
 	for s := range c {
 		e.mu.Lock()
+		e.term = e.term || s == syscall.SIGTERM
 		if e.task == nil && !containsSignal(e.early, s) {
 			e.early = append(e.early, s)
 			if len(e.early) == 1 {
@@ -57,6 +63,13 @@ func (e *earlySignals) keep(c <-chan os.Signal) {
 		}
 		e.mu.Unlock()
 	}
+}
+
+// termCaught reports whether the shim has caught a SIGTERM.
+func (e *earlySignals) termCaught() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.term
 }
 
 // started records that the task p exists, and sends it the signals the

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,6 +31,11 @@ type shimFence struct {
 	// not known: while the shim is its child, the agent fences the task,
 	// and a fence file another agent left is not this one's.
 	agentPID int
+
+	// killAsked reports whether the task's group was sent SIGTERM
+	// (earlySignals.termCaught): with no preempt file, the agent's kill,
+	// as a preemption writes the file before its signal. nil: unknown.
+	killAsked func() bool
 
 	mu     sync.Mutex
 	why    string    // why the fence stopped the task; "" until it did
@@ -77,7 +83,7 @@ func (fs *shimFence) watch(pgid int, done <-chan struct{}) {
 		askAt, grace, ok := f.Times(fs.id)
 		if now := time.Now(); ok && !now.Before(askAt) {
 			// The grace counts from the request, as the agent's does.
-			fs.stop(pgid, now.Sub(f.Contact), now.Add(grace), done)
+			fs.stop(pgid, now.Sub(f.Contact), now.Add(grace), slices.Contains(f.Held, fs.id), done)
 			return
 		}
 	}
@@ -92,17 +98,37 @@ const FenceStopped = "stopped by its task shim's fence"
 // grace, the checkpoint asked for not finished.
 const FenceKilled = "killed at the end of its grace"
 
+// fenceWhy says why the shim's fence stopped its task, after silent
+// without word from the master, in words that fit what the master does
+// with the attempts of a node it lost (lifecycle.HoldsThroughLoss): one
+// being killed it ends, killed; one it held through the loss (held: a
+// non-preemptible job's that ran) it fails once lost_node_grace is over,
+// before the fence stops it; any other it ends and, if the job may run
+// again (preemptible, retries left), requeues. "Requeues the attempt
+// elsewhere" was said of all three (trial 2026-11-29g G8).
+func fenceWhy(silent time.Duration, held, killing bool) string {
+	then := "it ends the attempt, and requeues the task elsewhere if its job may run again"
+	switch {
+	case killing:
+		then = "it ends the attempt, which was being killed"
+	case held:
+		then = "it fails the attempt, as it held it only for lost_node_grace"
+	}
+	return fmt.Sprintf(FenceStopped+": the agent was gone and the master not heard for %s, after which %s", silent.Round(time.Second), then)
+}
+
 // stop asks the task to checkpoint, as Task.Preempt does (the preempt
 // file with the deadline, then the signal to the group), unless a
 // preemption was asked already, and kills the group at the deadline if
-// the task has not exited by then.
-func (fs *shimFence) stop(pgid int, silent time.Duration, deadline time.Time, done <-chan struct{}) {
+// the task has not exited by then. held says the master holds the
+// attempt through the node's loss (FenceFile.Held).
+func (fs *shimFence) stop(pgid int, silent time.Duration, deadline time.Time, held bool, done <-chan struct{}) {
+	asked, already := preemptDeadline(fs.preemptFile)
+	killing := !already && fs.killAsked != nil && fs.killAsked()
 	fs.mu.Lock()
-	fs.why = fmt.Sprintf(FenceStopped+": the agent was gone and the master not heard for %s, after which it requeues the attempt elsewhere",
-		silent.Round(time.Second))
+	fs.why = fenceWhy(silent, held, killing)
 	fs.at = time.Now().UTC()
 	fs.mu.Unlock()
-	asked, already := preemptDeadline(fs.preemptFile)
 	if already {
 		deadline = minTime(deadline, asked)
 	}

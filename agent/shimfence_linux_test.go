@@ -21,7 +21,10 @@ func TestShimFence(t *testing.T) {
 		checkpoints = `trap 'echo saved > saved; exit 0' TERM; touch ready; while :; do sleep 0.05; done`
 		ignores     = `trap '' TERM; touch ready; while :; do sleep 0.05; done`
 		ends        = `touch ready; sleep 1.5; exit 3`
-		id          = "j/0/1"
+		// notes each SIGTERM and runs on, as a task that traps the
+		// agent's kill and hangs (trial 2026-11-29g G8).
+		notes = `trap 'touch termed' TERM; touch ready; while :; do sleep 0.05; done`
+		id    = "j/0/1"
 	)
 	dead := exec.Command("true")
 	if err := dead.Run(); err != nil {
@@ -48,28 +51,38 @@ func TestShimFence(t *testing.T) {
 		fenced   string // a part of the exit file's Fenced; "" for none
 		saved    bool
 		askedFor bool // a preempt file was written
+		killed   bool // the agent's kill (SIGTERM to the group) came before the fence
 	}{
 		{"writer gone, time up: the task checkpoints", checkpoints,
 			FenceFile{AgentPID: gone, AgentTicks: 1, Fences: true, Contact: longAgo, AfterMS: 1000, GraceMS: 10000},
-			false, ExitStatus{ExitCode: 0}, "task shim's fence", true, true},
+			false, ExitStatus{ExitCode: 0}, "task shim's fence", true, true, false},
 		{"writer gone, the task ignores the request: killed at the grace's end", ignores,
 			FenceFile{AgentPID: gone, AgentTicks: 1, Fences: true, Contact: longAgo, AfterMS: 1000, GraceMS: 300},
-			false, ExitStatus{ExitCode: -1, Signal: "SIGKILL"}, "killed at the end of its grace", false, true},
+			false, ExitStatus{ExitCode: -1, Signal: "SIGKILL"}, "killed at the end of its grace", false, true, false},
 		{"writer alive: its own fence stops the task", ends,
 			FenceFile{AgentPID: self.AgentPID, AgentTicks: self.AgentTicks, Fences: true, Contact: longAgo, AfterMS: 1000},
-			false, ExitStatus{ExitCode: 3}, "", false, false},
+			false, ExitStatus{ExitCode: 3}, "", false, false, false},
 		{"writer stopped (kill -STOP): it cannot fence, the shim does", checkpoints,
 			FenceFile{AgentPID: frozen.AgentPID, AgentTicks: frozen.AgentTicks, Fences: true, Contact: longAgo, AfterMS: 1000, GraceMS: 10000},
-			false, ExitStatus{ExitCode: 0}, "task shim's fence", true, true},
+			false, ExitStatus{ExitCode: 0}, "task shim's fence", true, true, false},
 		{"held through the loss: its time has not come", ends,
 			FenceFile{AgentPID: gone, AgentTicks: 1, Fences: true, Contact: longAgo, AfterMS: 1000, HeldAfterMS: 3_600_000, Held: []string{id}},
-			false, ExitStatus{ExitCode: 3}, "", false, false},
+			false, ExitStatus{ExitCode: 3}, "", false, false, false},
 		{"the master does not fence", ends,
 			FenceFile{AgentPID: gone, AgentTicks: 1},
-			false, ExitStatus{ExitCode: 3}, "", false, false},
+			false, ExitStatus{ExitCode: 3}, "", false, false, false},
 		{"still its live agent's child: the agent fences", ends,
 			FenceFile{AgentPID: gone, AgentTicks: 1, Fences: true, Contact: longAgo, AfterMS: 1000},
-			true, ExitStatus{ExitCode: 3}, "", false, false},
+			true, ExitStatus{ExitCode: 3}, "", false, false, false},
+		{"not held: requeued if its job may run again", ignores,
+			FenceFile{AgentPID: gone, AgentTicks: 1, Fences: true, Contact: longAgo, AfterMS: 1000, GraceMS: 300},
+			false, ExitStatus{ExitCode: -1, Signal: "SIGKILL"}, "after which it ends the attempt, and requeues the task elsewhere if its job may run again", false, true, false},
+		{"being killed when the agent went: not said to be requeued", notes,
+			FenceFile{AgentPID: gone, AgentTicks: 1, Fences: true, Contact: longAgo, AfterMS: 1000, GraceMS: 300},
+			false, ExitStatus{ExitCode: -1, Signal: "SIGKILL"}, "after which it ends the attempt, which was being killed; killed at the end of its grace", false, true, true},
+		{"held through the loss, its time come: failed", ignores,
+			FenceFile{AgentPID: gone, AgentTicks: 1, Fences: true, Contact: longAgo, AfterMS: 3_600_000, HeldAfterMS: 1000, HeldGraceMS: 300, Held: []string{id}},
+			false, ExitStatus{ExitCode: -1, Signal: "SIGKILL"}, "after which it fails the attempt, as it held it only for lost_node_grace", false, true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -103,6 +116,13 @@ func TestShimFence(t *testing.T) {
 			}
 			t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
 			awaitFile(t, filepath.Join(dir, "ready"))
+			if tt.killed {
+				// As Task.Kill: SIGTERM to the group, no preempt file.
+				if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM); err != nil {
+					t.Fatal(err)
+				}
+				awaitFile(t, filepath.Join(dir, "termed"))
+			}
 			if err := WriteFenceFile(fenceFile, tt.fence); err != nil {
 				t.Fatal(err)
 			}

@@ -207,15 +207,29 @@ func (fs *fenceState) due(now time.Time, tasks map[agent.TaskID]*attempt, waitS 
 		// The words say the master was silent, not the node: a master
 		// outage (a restart, an upgrade) is the common cause (trial
 		// 2026-11-29a A8).
-		att.fenced = fmt.Sprintf(agent.AgentFenceStopped+": no reply from the master for %s; the master requeues the attempt elsewhere after %s without contact",
-			silent.Round(time.Second), msDuration(fs.f.AgentTimeoutMS))
-		if held {
-			att.fenced = fmt.Sprintf(agent.AgentFenceStopped+": no reply from the master for %s; the master fails the attempt after %s without contact and %s more (lost_node_grace)",
-				silent.Round(time.Second), msDuration(fs.f.AgentTimeoutMS), msDuration(fs.f.LostNodeGraceMS))
-		}
+		att.fenced = fenceWhy(silent, msDuration(fs.f.AgentTimeoutMS), msDuration(fs.f.LostNodeGraceMS), held, att.stopped == api.CommandKill)
 		due = append(due, fenced{att: att, grace: grace})
 	}
 	return due, next
+}
+
+// fenceWhy says why the agent's fence stopped an attempt after silent
+// without a reply, in words that fit what the master does with it once
+// it loses the node after timeout (lifecycle.HoldsThroughLoss): one
+// being killed (killing: the master's kill came) it ends, killed; one it
+// holds through the loss (held) it fails lostGrace later; any other it
+// ends and, if the job may run again, requeues. "Requeues the attempt
+// elsewhere" was said of a task being killed too (trial 2026-11-29g G8,
+// of the shim's fence, whose words match these).
+func fenceWhy(silent, timeout, lostGrace time.Duration, held, killing bool) string {
+	then := fmt.Sprintf("the master ends the attempt after %s without contact, and requeues the task elsewhere if its job may run again", timeout)
+	switch {
+	case killing:
+		then = fmt.Sprintf("the master ends the attempt, which was being killed, after %s without contact", timeout)
+	case held:
+		then = fmt.Sprintf("the master fails the attempt after %s without contact and %s more (lost_node_grace)", timeout, lostGrace)
+	}
+	return fmt.Sprintf(agent.AgentFenceStopped+": no reply from the master for %s; %s", silent.Round(time.Second), then)
 }
 
 // nextStop is when the fence would stop the next attempt, zero for none,

@@ -164,3 +164,48 @@ func TestFenceSparesAStoreOutage(t *testing.T) {
 		}
 	})
 }
+
+// TestFenceWhy: the fence's words fit what the master does with the
+// attempt once it loses the node (trial 2026-11-29g G8: a task being
+// killed was said to be requeued).
+func TestFenceWhy(t *testing.T) {
+	tests := []struct {
+		name          string
+		held, killing bool
+		want, not     string
+	}{
+		{"requeued if it may run again", false, false,
+			"no reply from the master for 21s; the master ends the attempt after 30s without contact, and requeues the task elsewhere if its job may run again", ""},
+		{"being killed", false, true, "the master ends the attempt, which was being killed, after 30s without contact", "requeue"},
+		{"held through the loss", true, false, "the master fails the attempt after 30s without contact and 5m0s more (lost_node_grace)", "requeue"},
+		{"held, and being killed", true, true, "which was being killed", "lost_node_grace"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := fenceWhy(21*time.Second+300*time.Millisecond, 30*time.Second, 5*time.Minute, tt.held, tt.killing)
+			if !strings.HasPrefix(got, agent.AgentFenceStopped+": ") || !strings.Contains(got, tt.want) || (tt.not != "" && strings.Contains(got, tt.not)) {
+				t.Errorf("fenceWhy = %q, want it to say %q and not %q", got, tt.want, tt.not)
+			}
+		})
+	}
+}
+
+// TestFenceDueWords: due gives each attempt it stops the words of its
+// case: the one the master's kill reached is not said to be requeued.
+func TestFenceDueWords(t *testing.T) {
+	now := time.Now()
+	killed, running := agent.TaskID{JobID: "1", Attempt: 1}, agent.TaskID{JobID: "2", Attempt: 1}
+	fs := &fenceState{f: &api.Fence{AgentTimeoutMS: 30_000, GraceS: 10}, contact: now.Add(-time.Hour)}
+	tasks := map[agent.TaskID]*attempt{killed: {stopped: api.CommandKill}, running: {}}
+	due, _ := fs.due(now, tasks, 10, time.Second, false)
+	if len(due) != 2 {
+		t.Fatalf("due = %d attempts, want 2", len(due))
+	}
+	for id, want := range map[agent.TaskID]string{killed: "which was being killed", running: "requeues the task elsewhere if its job may run again"} {
+		t.Run(id.String(), func(t *testing.T) {
+			if got := tasks[id].fenced; !strings.Contains(got, want) {
+				t.Errorf("fenced %q, want it to say %q", got, want)
+			}
+		})
+	}
+}

@@ -139,6 +139,7 @@ func runCompare(stdout, stderr io.Writer, path string, f compareFlags) error {
 	if err != nil {
 		return err
 	}
+	warnScenario(stderr, w)
 	// Open every run first, so that a bad option set fails before any
 	// replay starts.
 	replays := make([]*sim.Replay, len(sets))

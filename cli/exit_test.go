@@ -16,6 +16,15 @@ import (
 // (with a pointer to --help) and 1 on any other failure.
 func TestMainExitCodes(t *testing.T) {
 	f := newFakeMaster(t)
+	dir := t.TempDir()
+	csvs := map[string]string{}
+	for name, body := range map[string]string{"jobs.csv": "job_id,user,project,submit,gpus,nodes,duration\n1,u,p,0,8,1,60\n",
+		"jobs.txt": "job_id,user,project,submit,gpus,nodes,duration\n1,u,p,0,8,1,60\n", "bad.csv": "job_id,submit_time,gpus,duration\n1,0,2,3600\n"} {
+		csvs[name] = filepath.Join(dir, name)
+		if err := os.WriteFile(csvs[name], []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	tests := []struct {
 		name   string
 		args   []string
@@ -59,10 +68,17 @@ func TestMainExitCodes(t *testing.T) {
 			"quickstart.yaml: a scenario file gives its own pools and nodes; --nodes and --slots are for bare traces\nRun 'allot sim --help' for usage."},
 		{"trace flag on a scenario to compare", []string{"sim", "compare", filepath.Join("..", "examples", "quickstart.yaml"), "--slots", "2"}, ExitUsage, "",
 			"--nodes and --slots are for bare traces\nRun 'allot sim compare --help' for usage."},
-		{"GPU job CSV without --nodes", []string{"sim", filepath.Join("..", "examples", "no-such-jobs.csv")}, ExitUsage, "",
-			"no-such-jobs.csv: a GPU job CSV does not say how big its cluster was; give --nodes (and --slots, default 8)\nRun 'allot sim --help' for usage."},
-		{"CSV by --format without --nodes", []string{"sim", "compare", "jobs.txt", "--format", "csv"}, ExitUsage, "",
+		{"GPU job CSV without --nodes", []string{"sim", csvs["jobs.csv"]}, ExitUsage, "",
+			"jobs.csv: a GPU job CSV does not say how big its cluster was; give --nodes (and --slots, default 8)\nRun 'allot sim --help' for usage."},
+		{"CSV by --format without --nodes", []string{"sim", "compare", csvs["jobs.txt"], "--format", "csv"}, ExitUsage, "",
 			"give --nodes (and --slots, default 8)\nRun 'allot sim compare --help' for usage."},
+		// The file's errors first, with the flag it needs: one run tells
+		// both (trial 2026-11-29g G9).
+		{"GPU job CSV with a bad header, without --nodes", []string{"sim", csvs["bad.csv"]}, ExitError, "",
+			"bad.csv:1: column 2: unknown column \"submit_time\"; the columns are job_id,user,project,submit,gpus,nodes,duration,time_limit\n" +
+				csvs["bad.csv"] + ": a GPU job CSV does not say how big its cluster was; give --nodes"},
+		{"missing GPU job CSV, without --nodes", []string{"sim", filepath.Join("..", "examples", "no-such-jobs.csv")}, ExitError, "",
+			"no such file or directory\n" + filepath.Join("..", "examples", "no-such-jobs.csv") + ": a GPU job CSV does not say how big its cluster was; give --nodes"},
 		{"master refuses", []string{"jobs", "--pool", "nosuch", "--master", f.srv.URL}, ExitError, "", `no such pool (pools: research, batch)`},
 		{"missing job", []string{"job", "show", "99", "--master", f.srv.URL}, ExitError, "", "404"},
 		{"no master", []string{"jobs", "--master", "127.0.0.1:1"}, ExitError, "", "cannot reach the master"},

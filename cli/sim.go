@@ -102,6 +102,7 @@ func runSim(stdout, stderr io.Writer, path string, f simFlags) error {
 	if err != nil {
 		return err
 	}
+	warnScenario(stderr, w)
 	rp, err := w.Open(set)
 	if err != nil {
 		return inFile(path, err)
@@ -123,6 +124,18 @@ func runSim(stdout, stderr io.Writer, path string, f simFlags) error {
 		return err
 	}
 	return report.WriteInput(stdout, res.Skipped, res.Notes)
+}
+
+// warnScenario tells on stderr, before the run, what a scenario file
+// likely did not mean (scenario.Scenario.Warnings), so that the results
+// on stdout stay the run's alone.
+func warnScenario(stderr io.Writer, w *sim.Workload) {
+	if w.Scenario == nil {
+		return
+	}
+	for _, line := range w.Scenario.Warnings() {
+		fmt.Fprintln(stderr, "warning: "+line)
+	}
 }
 
 // settingsFor reads --policy or --set; neither keeps the workload's own.

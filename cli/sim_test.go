@@ -241,3 +241,28 @@ func TestZeroFlagValues(t *testing.T) {
 		})
 	}
 }
+
+// TestSimWarnsEarlyEvent: an event before its job's submission is told
+// on stderr, with both times, and the run goes on; stdout has the
+// results only (trial 2026-11-29g G4). sim compare tells it too.
+func TestSimWarnsEarlyEvent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "early.yaml")
+	src := "pools:\n  - {name: p, policy: fifo, nodes: [{name: n, slots: 4}]}\n" +
+		"jobs:\n  - {name: a, submit: 2h, slots: 1, duration: 1h}\n  - {name: b, submit: 0s, slots: 1, duration: 1h}\n" +
+		"events:\n  - {at: 1h, kill: a}\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := path + `:7: events[0]: kill at 1h comes before job "a" is submitted (at 2h); the simulator applies it at the submission`
+	for _, args := range [][]string{{"sim", path}, {"sim", "compare", path, "--policy", "current", "--policy", "fcfs", "-q"}} {
+		t.Run(args[1], func(t *testing.T) {
+			out, errOut, err := run(t, args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(errOut, "warning: "+want) || strings.Contains(out, "comes before") {
+				t.Errorf("stderr %q lacks the warning %q, or stdout has it:\n%s", errOut, want, out)
+			}
+		})
+	}
+}

@@ -141,6 +141,7 @@ func checkWindow(w *client.Window, untilFlag string) error {
 	now := time.Now()
 	var since, until time.Time
 	var err error
+	sinceRaw, untilRaw := w.Since, w.Until
 	if w.Since != "" {
 		if since, w.Since, err = checkWhen("--since", w.Since, now); err != nil {
 			return err
@@ -152,11 +153,24 @@ func checkWindow(w *client.Window, untilFlag string) error {
 		}
 	}
 	if w.Since != "" && w.Until != "" && !since.Before(until) {
-		return usageErrorf("--since %s is not before %s %s", w.Since, untilFlag, w.Until)
+		// The times as resolved, as the error below gives them: --since
+		// 1m is after --until 2m, both ago, which the raw words hide
+		// (trial 2026-11-29g G7).
+		return usageErrorf("--since %s is not before %s %s", resolved(sinceRaw, since), untilFlag, resolved(untilRaw, until))
 	}
 	if w.Since != "" && w.Until == "" && !since.Before(now) {
 		return usageErrorf("--since %s is not in the past (now is %s): give an earlier time, or %s after it",
 			w.Since, now.UTC().Format(time.RFC3339), untilFlag)
 	}
 	return nil
+}
+
+// resolved is a time flag's value v with the time it stands for, t, in
+// RFC 3339 (UTC) when v does not say it so already: "1m (2026-11-29T17:19:00Z)".
+func resolved(v string, t time.Time) string {
+	at := t.UTC().Format(time.RFC3339)
+	if v == at {
+		return v
+	}
+	return fmt.Sprintf("%s (%s)", v, at)
 }

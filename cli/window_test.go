@@ -2,9 +2,12 @@ package cli
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/allot-sched/allot/client"
 )
 
 // TestWindowFlags: the time and enum flags the master also checks are
@@ -22,7 +25,7 @@ func TestWindowFlags(t *testing.T) {
 		{"fairness word since", []string{"fairness", "--since", "banana"}, `--since: expected an RFC 3339 time`},
 		{"fairness bad until", []string{"fairness", "--until", "later"}, `--until: expected an RFC 3339 time`},
 		{"history negative since", []string{"history", "--since", "-1h"}, `--since: expected`},
-		{"history since after until", []string{"history", "--since", "1h", "--until", "2h"}, `--since 1h is not before --until 2h`},
+		{"history since after until", []string{"history", "--since", "1h", "--until", "2h"}, `) is not before --until 2h (`},
 		{"usage word since", []string{"usage", "--since", "x"}, `--since: expected`},
 		{"usage bad by", []string{"usage", "--by", "nope"}, `--by: expected one of project, user, pool, all, got "nope"`},
 		{"jobs bad since", []string{"jobs", "--since", "-1d"}, `--since: expected`},
@@ -30,7 +33,7 @@ func TestWindowFlags(t *testing.T) {
 		{"sim history future since", []string{"sim", "--from-history", "--since", "2999-01-01T00:00:00Z"},
 			`--since 2999-01-01T00:00:00Z is not in the past (now is `},
 		{"sim history since after until", []string{"sim", "--from-history", "--since", "1h", "--history-until", "2h"},
-			`--since 1h is not before --history-until 2h`},
+			`) is not before --history-until 2h (`},
 		{"sim history until", []string{"sim", "--from-history", "--history-until", "-1h"}, `--history-until: expected an RFC 3339 time`},
 		{"compare history since", []string{"sim", "compare", "--from-history", "--since", "soon"}, `--since: expected`},
 		{"history now with a bad unit", []string{"history", "-S", "now-2parsecs"}, `--since: expected now, or now+COUNT or now-COUNT with a unit of seconds (the default), minutes, hours, days or weeks (now-2hours, now-30minutes), got "now-2parsecs"`},
@@ -128,6 +131,31 @@ func TestTimeFlagHelp(t *testing.T) {
 			}
 			if !strings.Contains(whenHelp, "now-2hours") || !strings.Contains(whenHelp, "today") {
 				t.Errorf("whenHelp %q names no sacct word", whenHelp)
+			}
+		})
+	}
+}
+
+// TestWindowOrderResolved: the since-after-until error gives the times
+// the flags stand for, as the not-in-the-past error does, and an RFC
+// 3339 value once (trial 2026-11-29g G7: "--since 1m is not before
+// --history-until 2m" read as false).
+func TestWindowOrderResolved(t *testing.T) {
+	const at = `\(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)`
+	tests := []struct {
+		name, since, until, flag string
+		want                     string // a regexp of the whole message
+	}{
+		{"durations ago", "1m", "2m", "--history-until", `^--since 1m ` + at + ` is not before --history-until 2m ` + at + `$`},
+		{"RFC 3339 times", "2026-11-29T10:00:00Z", "2026-11-29T09:00:00Z", "--until",
+			`^--since 2026-11-29T10:00:00Z is not before --until 2026-11-29T09:00:00Z$`},
+		{"sacct's words", "now-1hours", "now-2hours", "--until", `^--since now-1hours ` + at + ` is not before --until now-2hours ` + at + `$`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := checkWindow(&client.Window{Since: tt.since, Until: tt.until}, tt.flag)
+			if err == nil || !regexp.MustCompile(tt.want).MatchString(err.Error()) {
+				t.Errorf("checkWindow = %v, want an error matching %s", err, tt.want)
 			}
 		})
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/allot-sched/allot/sim"
+	"github.com/allot-sched/allot/trace"
 )
 
 // workloadFlags say how to read a workload and how long to replay it;
@@ -44,9 +45,7 @@ func (f *workloadFlags) load(path string) (*sim.Workload, error) {
 		return nil, usageErrorf("--format: expected %s, %s or %s, got %q", sim.FormatScenario, sim.FormatSWF, sim.FormatCSV, f.format)
 	}
 	if f.nodes == 0 && isCSV(path, f.format) {
-		// A flag the input needs, as cli.md's exit codes count it: the
-		// command line's fault, found before the file is read.
-		return nil, usageErrorf("%s: a GPU job CSV does not say how big its cluster was; give --nodes (and --slots, default 8)", path)
+		return nil, csvNeedsNodes(path)
 	}
 	w, err := sim.LoadWorkload(path, sim.WorkloadOptions{Format: f.format, Nodes: int(f.nodes), Slots: int(f.slots),
 		ProjectsByUser: f.projects == "user"})
@@ -55,6 +54,22 @@ func (f *workloadFlags) load(path string) (*sim.Workload, error) {
 		return nil, asUsage(err)
 	}
 	return w, err
+}
+
+// csvNeedsNodes is the error of a GPU job CSV given without --nodes. A
+// flag the input needs is the command line's fault (a usage error, as
+// cli.md's exit codes count it), but a header that cannot be read is
+// the file's, and comes first, with the flag, so that one run tells
+// both (trial 2026-11-29g G9: the header's error came only once --nodes
+// was given).
+func csvNeedsNodes(path string) error {
+	need := fmt.Errorf("%s: a GPU job CSV does not say how big its cluster was; give --nodes (and --slots, default 8)", path)
+	_, c, err := trace.Open(path, sim.FormatCSV)
+	if err != nil {
+		return errors.Join(err, need)
+	}
+	c.Close()
+	return asUsage(need)
 }
 
 // countFlag is an optional count (--nodes, --slots): left out it is 0,

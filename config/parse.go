@@ -33,16 +33,11 @@ func (p *parser) config(root *yaml.Node) *Config {
 	if !ok {
 		return c
 	}
-	if keys := scenarioKeys(f); len(keys) > 0 {
-		// One clear error rather than one per field a scenario has and
-		// the master's format lacks (allot sim says the converse).
-		f.Errorf(keys[0], "this looks like a scenario file (it has %s), which allot sim reads; allot master --config and allot config check read the master's configuration: pools, the nodes pinned to them, projects and users (docs/config.md)",
-			strings.Join(keys, ", "))
-		return c
-	}
-	if keys := jobFileKeys(f); len(keys) > 0 {
-		f.Errorf(keys[0], "this looks like a job file (it has %s), which allot submit reads (allot submit FILE --dry-run checks one); allot master --config and allot config check read the master's configuration: pools, the nodes pinned to them, projects and users (docs/config.md)",
-			strings.Join(keys, ", "))
+	// One clear error rather than one per field another kind of file
+	// has and the master's format lacks (allot sim and allot submit say
+	// the converse).
+	if yamlfield.WrongKind(f, "allot master --config and allot config check read the master's configuration: pools, the nodes pinned to them, projects and users (docs/config.md)",
+		yamlfield.ScenarioFile, yamlfield.JobFile) {
 		return c
 	}
 	f.Known(topLevel...)
@@ -75,31 +70,6 @@ func (p *parser) config(root *yaml.Node) *Config {
 // and the unknown-field hint list them.
 var topLevel = []string{"pools", "projects", "nodes", "default_pool", "default_project", "agent_timeout", "lost_node_grace",
 	"fence", "max_node_gpus", "history_retention", "users", "licenses", "qos", "default_qos", "decay"}
-
-// scenarioOnly are the top-level fields of a scenario file that the
-// master's configuration has not.
-var scenarioOnly = []string{"jobs", "events", "accounts", "epoch"}
-
-// scenarioKeys lists the fields of scenarioOnly that f has.
-func scenarioKeys(f *yamlfield.Fields) []string { return keysOf(f, scenarioOnly) }
-
-// keysOf lists the keys of names that f has.
-func keysOf(f *yamlfield.Fields, names []string) []string {
-	var keys []string
-	for _, k := range names {
-		if f.Node(k) != nil {
-			keys = append(keys, k)
-		}
-	}
-	return keys
-}
-
-// jobFileOnly are the keys that only a job file has at its top level.
-var jobFileOnly = []string{"entrypoint", "resources", "searcher", "hyperparameters", "environment"}
-
-// jobFileKeys lists the job-file keys f has, for a job file given where
-// the master's configuration belongs.
-func jobFileKeys(f *yamlfield.Fields) []string { return keysOf(f, jobFileOnly) }
 
 // settings reads the master's top-level settings (lost_node_grace into
 // the cluster spec being read, cl), and reports whether

@@ -49,7 +49,29 @@ func TestParseErrorsFile(t *testing.T) {
 		{"duplicate key", head + "name: k\n", 3, `duplicate key "name" (first at line 1)`},
 		{"null key", head + "~: 1\n", 3, "expected a field name, got null"},
 		{"list as key", head + "? [a]\n: 1\n", 3, "expected a field name, got a list"},
+		// Another kind of file is named once, for what it looks like, as
+		// allot config check and allot sim name it (trial 2026-11-29g G5).
+		{"a scenario", "pools:\n  - {name: p, policy: fifo, nodes: [{name: n, slots: 4}]}\njobs:\n  - {name: a, slots: 1, duration: 1h}\n", 4,
+			`jobs: this looks like a scenario file (it has jobs), which allot sim reads; allot submit reads a job file`},
+		{"the master's configuration", "pools:\n  - {name: p, policy: fifo}\nusers:\n  - {name: ana}\n", 4,
+			`users: this looks like the master's configuration file (it has users), which allot master --config reads and allot config check checks; allot submit reads a job file`},
 	})
+}
+
+// TestOtherKindOneError: a file of another kind gets that one error, not
+// also the job file's missing name and entrypoint and unknown fields.
+func TestOtherKindOneError(t *testing.T) {
+	for name, src := range map[string]string{
+		"scenario": "pools:\n  - {name: p, policy: fifo, nodes: [{name: n, slots: 4}]}\njobs:\n  - {name: a, slots: 1, duration: 1h}\n",
+		"config":   "pools:\n  - {name: p, policy: fifo}\ndefault_pool: p\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Parse("bad.yaml", []byte(src))
+			if err == nil || strings.Count(err.Error(), "\n") > 0 || !strings.Contains(err.Error(), "this looks like") {
+				t.Errorf("Parse = %v, want one error saying what the file looks like", err)
+			}
+		})
+	}
 }
 
 func TestParseErrorsTop(t *testing.T) {

@@ -68,6 +68,9 @@ func TestParseErrorsFile(t *testing.T) {
 		{"duplicate top-level key", pools + "pools: []\n", 9, `duplicate key "pools" (first at line 1)`},
 		{"a master configuration", "pools:\n  - {name: a, policy: fifo}\ndefault_pool: a\nusers:\n  - {name: ana}\n", 3,
 			"this looks like the master's configuration file (it has default_pool, users), which allot master --config reads"},
+		// As allot config check names a job file (trial 2026-11-29g G5).
+		{"a job file", "name: j\nentrypoint: train\nresources: {slots: 1}\n", 2,
+			"entrypoint: this looks like a job file (it has entrypoint, resources), which allot submit reads (allot submit FILE --dry-run checks one); allot sim reads a scenario"},
 	})
 }
 
@@ -108,6 +111,10 @@ func TestParseErrorsPools(t *testing.T) {
 			"preemption: only priority, fair_share, quota and multifactor pools preempt"},
 		{"preemption on quota", "pools: [{name: a, policy: quota, preemption: true, nodes: [{name: n, slots: 1}]}]", 1,
 			"preemption: quota pools always reclaim quota by preemption; leave preemption out"},
+		// false was taken, and the pool preempted anyway (trial
+		// 2026-11-29g G3); the master's configuration refuses it too.
+		{"no preemption on quota", "pools:\n- name: a\n  policy: quota\n  preemption: false\n  nodes: [{name: n, slots: 1}]\n", 4,
+			`pools[0] "a": preemption: quota pools always reclaim quota by preemption; leave preemption out`},
 		{"backfill on fair_share", "pools: [{name: a, policy: fair_share, backfill: true, nodes: [{name: n, slots: 1}]}]", 1,
 			"backfill: only priority and multifactor pools take backfill: true"},
 		{"serial on priority", "pools: [{name: a, policy: priority, serial: true, nodes: [{name: n, slots: 1}]}]", 1,
@@ -206,7 +213,13 @@ func TestParseErrorsEvents(t *testing.T) {
 			`events[0]: node_down: unknown node "g-0": the entry "g" on line 5 (count: 2) makes the nodes "g-1" to "g-2"`},
 		{"node_down names a counted entry", jobs + "events:\n  - {at: 1h, node_down: g}\n", 13,
 			`events[0]: node_down: unknown node "g": the entry on line 5 makes 2 nodes (count: 2), named "g-1" to "g-2"; name one of them`},
-		{"node_down unknown node", jobs + "events:\n  - {at: 1h, node_down: tpu}\n", 13, `events[0]: node_down: unknown node "tpu"`},
+		{"node_down unknown node", jobs + "events:\n  - {at: 1h, node_down: tpu}\n", 13, `events[0]: node_down: unknown node "tpu" (nodes: g-1, g-2, c)`},
+		// scenario.md's node-2 where the nodes are n-1, n-2 (trial
+		// 2026-11-29g G10): the names that exist, the first few.
+		{"unknown node, the names listed", "pools:\n  - {name: p, policy: fifo, nodes: [{name: n, count: 2, slots: 4}]}\nevents:\n  - {at: 40m, node_down: node-2}\n", 4,
+			`events[0]: node_down: unknown node "node-2" (nodes: n-1, n-2)`},
+		{"unknown node, many nodes", "pools:\n  - {name: p, policy: fifo, nodes: [{name: n, count: 9, slots: 4}]}\nevents:\n  - {at: 40m, drain: m}\n", 4,
+			`events[0]: drain: unknown node "m" (nodes: n-1, n-2, n-3, n-4, n-5 and 4 more)`},
 		{"node_up unknown node", jobs + "events:\n  - {at: 1h, kill: asha}\n  - {at: 2h, node_up: gpu}\n", 14, `events[1]: node_up: unknown node "gpu"`},
 		{"node_down is a mapping", jobs + "events:\n  - {at: 1h, node_down: {node: c}}\n", 13, `events[0]: node_down: expected`},
 		{"drain unknown node", jobs + "events:\n  - {at: 1h, drain: tpu}\n", 13, `events[0]: drain: unknown node "tpu"`},

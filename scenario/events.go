@@ -2,7 +2,6 @@ package scenario
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -246,8 +245,24 @@ func (p eventParser) checkEventNode(n *yaml.Node, path, node string) {
 		}
 		return
 	}
-	known := slices.Sorted(maps.Keys(p.nodeLines))
-	p.Errorf(n, path, "unknown node %s%s", yamlfield.Quote(node), yamlfield.Suggest(node, known))
+	p.Errorf(n, path, "unknown node %s%s (nodes: %s)", yamlfield.Quote(node), yamlfield.Suggest(node, p.nodeOrder), listNodes(p.nodeOrder))
+}
+
+// shownNodes is how many node names an unknown node's error lists
+// before it counts the rest.
+const shownNodes = 5
+
+// listNodes lists the first node names (file order: count's name-1,
+// name-2, ... as the file makes them) and counts the rest, as the
+// config's errors list what exists (trial 2026-11-29g G10).
+func listNodes(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	if len(names) <= shownNodes+1 {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:shownNodes], ", "), len(names)-shownNodes)
 }
 
 func (p eventParser) checkEventJob(n *yaml.Node, path, job string, checkJobs bool) {

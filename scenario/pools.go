@@ -1,8 +1,6 @@
 package scenario
 
 import (
-	"strings"
-
 	"fmt"
 	"maps"
 	"math"
@@ -51,11 +49,11 @@ func (p *parser) scenario(root *yaml.Node) *Scenario {
 	p.nodeLines = make(map[string]int)
 	p.nodeGroups = make(map[string]nodeGroup)
 	p.jobLines = make(map[string]int)
-	if keys := masterKeys(f); len(keys) > 0 {
-		// One clear error rather than one per field the master's
-		// format has and a scenario's lacks.
-		f.Errorf(keys[0], "this looks like the master's configuration file (it has %s), which allot master --config reads and allot config check checks; allot sim reads a scenario: pools with their nodes, and jobs or a trace (docs/scenario.md)",
-			strings.Join(keys, ", "))
+	// One clear error rather than one per field another kind of file
+	// has and a scenario lacks (config check and allot submit say the
+	// converse).
+	if yamlfield.WrongKind(f, "allot sim reads a scenario: pools with their nodes, and jobs or a trace (docs/scenario.md)",
+		yamlfield.ConfigFile, yamlfield.JobFile) {
 		return s
 	}
 	f.Known(topLevel...)
@@ -259,24 +257,10 @@ func (p *parser) expand(f *yamlfield.Fields, n Node, count int, out []Node) []No
 			continue
 		}
 		p.nodeLines[m.Name] = n.Line
+		p.nodeOrder = append(p.nodeOrder, m.Name)
 		out = append(out, m)
 	}
 	return out
-}
-
-// masterOnly are top-level fields of the master's configuration file
-// (package config) that no scenario has.
-var masterOnly = []string{"default_pool", "default_project", "agent_timeout", "max_node_gpus", "history_retention", "users", "default_qos"}
-
-// masterKeys lists the fields of masterOnly that f has.
-func masterKeys(f *yamlfield.Fields) []string {
-	var keys []string
-	for _, k := range masterOnly {
-		if f.Node(k) != nil {
-			keys = append(keys, k)
-		}
-	}
-	return keys
 }
 
 // configPoolFields are the pool fields only the master's configuration

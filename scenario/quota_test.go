@@ -171,7 +171,9 @@ func TestParseErrorsQuota(t *testing.T) {
 	runErrorCases(t, []errorCase{
 		{"project without quota", quotaPools + "  - {name: x}\n", 13, `projects[5] "x": missing required field "quota"`},
 		{"negative quota", quotaPools + "  - {name: x, quota: -1}\n", 13, `projects[5] "x": quota: expected an integer >= 0, got "-1"`},
-		{"negative weight", quotaPools + "  - {name: x, quota: 1, over_quota_weight: -2}\n", 13, `over_quota_weight: expected a number >= 0, got "-2"`},
+		{"negative weight", quotaPools + "  - {name: x, quota: 1, over_quota_weight: -2}\n", 13, `over_quota_weight: expected a number > 0, got "-2"`},
+		// As the master's configuration (trial 2026-11-29g G3).
+		{"zero weight", quotaPools + "  - {name: x, quota: 1, over_quota_weight: 0}\n", 13, `projects[5] "x": over_quota_weight: expected a number > 0, got "0"`},
 		{"limit zero", quotaPools + "  - {name: x, quota: 1, limit: 0}\n", 13, `limit: expected an integer >= 1, got "0"`},
 		// The cluster spec's messages, shared with the master's
 		// configuration: the limit's says why it is wrong, the

@@ -547,6 +547,7 @@ type parser struct {
 type names struct {
 	pools         map[string]*poolInfo
 	nodeLines     map[string]int
+	nodeOrder     []string             // the nodes' names, in file order
 	nodeGroups    map[string]nodeGroup // by name, the entries with a count > 1
 	nodeTotal     int
 	jobLines      map[string]int

@@ -171,9 +171,11 @@ func (p *Parser) CheckPolicy(f *yamlfield.Fields, pl *Pool) {
 	switch {
 	case pl.Policy == "":
 		return
-	case quota && (p.Scenario && pl.Preemption || !p.Scenario && f.Node("preemption") != nil && !pl.Preemption):
-		// The master's files have always allowed preemption: true on
-		// quota pools, scenario files preemption: false.
+	case quota && f.Node("preemption") != nil && (p.Scenario || !pl.Preemption):
+		// Quota pools reclaim whatever the field says, so a false would
+		// be ignored in silence. The master's files have always allowed
+		// preemption: true there; scenario files take neither, the
+		// stricter rule.
 		f.Errorf("preemption", "quota pools always reclaim quota by preemption; leave preemption out")
 	case pl.Preemption && !quota && pl.Policy != sched.PolicyPriority && pl.Policy != sched.PolicyFairShare &&
 		pl.Policy != sched.PolicyMultifactor:

@@ -77,11 +77,14 @@ func (p *Parser) project(raw *yaml.Node, i int) Project {
 	if !p.Scenario || f.Required("quota") {
 		yamlfield.Field(f, "quota", &pi.Quota, yamlfield.IntAtLeast(0))
 	}
-	weight, least := yamlfield.PositiveNumber, 0
+	least := 0
 	if p.Scenario {
-		weight, least = NonNegative, 1
+		least = 1
 	}
-	if !yamlfield.Field(f, "over_quota_weight", &pi.OverQuotaWeight, weight) {
+	// A weight of 0 is refused in either format: scenario files once
+	// took it (to keep a project off spare slots), which the master's
+	// configuration never could express.
+	if !yamlfield.Field(f, "over_quota_weight", &pi.OverQuotaWeight, yamlfield.PositiveNumber) {
 		// Spare GPUs go in proportion to quota unless said otherwise (seed
 		// 002); a project without quota still gets a share.
 		pi.OverQuotaWeight = float64(max(pi.Quota, 1))

@@ -106,7 +106,8 @@ type Dialect struct {
 	Name yamlfield.ValueParser[string]
 	// Scenario selects the scenario format's rules where the formats
 	// differ: a project must give its quota; limit and preempt_budget
-	// are left out rather than 0; over_quota_weight may be 0; license
+	// are left out rather than 0; a quota pool takes no preemption
+	// field at all (the master's takes preemption: true); license
 	// names are any key but null and ""; a multifactor pool needs a
 	// multifactor block, which has no defaults: a weight's setting
 	// (max_age, fair_share_mode, favor_small) is required with the

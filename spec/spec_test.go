@@ -2,6 +2,7 @@ package spec
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -65,11 +66,9 @@ func TestDialects(t *testing.T) {
 		{"padded name", "projects: [{name: '  padded', quota: 1}]", false},
 		{"project without quota", "projects: [{name: a}]", true},
 		{"zero limit", "projects: [{name: a, quota: 1, limit: 0}]", true},
-		{"zero over-quota weight", "projects: [{name: a, quota: 1, over_quota_weight: 0}]", false},
 		{"project shares", "projects: [{name: a, quota: 1, shares: 2}]", true},
 		{"zero min_run_time", "pools: [{name: p, policy: fifo, min_run_time: 0}]", true},
 		{"quota pool preempts", "pools: [{name: p, policy: quota, preemption: true}]", true},
-		{"quota pool does not", "pools: [{name: p, policy: quota, preemption: false}]", false},
 		{"multifactor defaults", "pools: [{name: p, policy: multifactor}]", true},
 		{"max_age without age", "pools: [{name: p, policy: multifactor, multifactor: {qos: 1, max_age: 1h}}]", true},
 		{"boolean license name", "licenses: {true: 1}", false},
@@ -80,6 +79,27 @@ func TestDialects(t *testing.T) {
 			_, serr := parser(scenario)("f.yaml", []byte(tt.src))
 			if (merr == nil) != tt.master || (serr == nil) == tt.master {
 				t.Errorf("master: %v; scenario: %v; want only the %s to accept it", merr, serr, map[bool]string{true: "master", false: "scenario"}[tt.master])
+			}
+		})
+	}
+}
+
+// TestBothRefuse: settings that once split the formats, refused by both
+// with the same words (trial 2026-11-29g G3: a scenario took
+// preemption: false on a quota pool, and preempted anyway).
+func TestBothRefuse(t *testing.T) {
+	tests := []struct{ name, src, want string }{
+		{"quota pool does not preempt", "pools:\n  - {name: p, policy: quota, preemption: false}\n",
+			`f.yaml:2: pools[0] "p": preemption: quota pools always reclaim quota by preemption; leave preemption out`},
+		{"zero over-quota weight", "projects:\n  - {name: a, quota: 1, over_quota_weight: 0}\n",
+			`f.yaml:2: projects[0] "a": over_quota_weight: expected a number > 0, got 0`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for d, parse := range map[string]func(string, []byte) (*cluster, error){"master": parser(master), "scenario": parser(scenario)} {
+				if _, err := parse("f.yaml", []byte(tt.src)); err == nil || !strings.Contains(err.Error(), tt.want) {
+					t.Errorf("%s: %v, want %q", d, err, tt.want)
+				}
 			}
 		})
 	}

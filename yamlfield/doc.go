@@ -19,6 +19,12 @@
 //   - Expected and Document word the errors for an empty file and for a
 //     second YAML document.
 //
+// FileKind (filekind.go) is the one table of the top-level keys that
+// tell the module's files apart (the master's configuration, a scenario,
+// a job file); each format's parser calls WrongKind with the other
+// kinds, so a file given to the wrong command gets one error naming what
+// it looks like.
+//
 // # Invariants
 //
 //   - Nothing here panics, whatever the input: panics inside the YAML
