@@ -175,6 +175,11 @@ func (s *Settings) apply(p *Pool) error {
 	if s.CheckpointCost != nil {
 		p.CheckpointCost = *s.CheckpointCost
 	}
+	if s.Preemption != nil && p.Policy == sched.PolicyQuota {
+		// Either value would be ignored in silence, as a scenario file's
+		// preemption field of a quota pool would (spec.CheckPolicy).
+		return fmt.Errorf("pool %q: quota pools always reclaim quota by preemption; leave preemption out", p.Name)
+	}
 	return checkPool(&p.Pool)
 }
 

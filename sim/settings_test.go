@@ -99,6 +99,33 @@ func TestApplySettings(t *testing.T) {
 	}
 }
 
+// TestQuotaPoolTakesNoPreemption: a quota pool reclaims whatever
+// preemption says, so --set's preemption of one is an error, as the
+// scenario file's field is, not a setting ignored in silence.
+func TestQuotaPoolTakesNoPreemption(t *testing.T) {
+	for _, set := range []string{"preemption=false", "preemption=true", "placement=spread,preemption=0"} {
+		t.Run(set, func(t *testing.T) {
+			s, err := ParseSettings(set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := Pool{Pool: sched.Pool{Name: "q", Policy: sched.PolicyQuota, Placement: sched.PlaceBinpack}}
+			err = s.apply(&p)
+			if err == nil || !strings.Contains(err.Error(), `pool "q": quota pools always reclaim quota by preemption`) {
+				t.Fatalf("error %v, want the quota pool's preemption refused", err)
+			}
+		})
+	}
+	s, err := ParseSettings("placement=spread")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Pool{Pool: sched.Pool{Name: "q", Policy: sched.PolicyQuota, Placement: sched.PlaceBinpack}}
+	if err := s.apply(&p); err != nil || p.Placement != sched.PlaceSpread {
+		t.Fatalf("placement=spread on a quota pool: %v, placement %s", err, p.Placement)
+	}
+}
+
 // FuzzParseSettings: any text either fails with an error or gives named
 // settings whose application to a pool gives a pool the core accepts or a
 // clear error; nothing panics.
