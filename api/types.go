@@ -571,7 +571,8 @@ type ProjectPoolUse struct {
 // logs them too. A master before this answer replied 204 with no body.
 type Reload struct {
 	Warnings []string `json:"warnings,omitempty"`
-	// Changes say what it changed in the pools' scheduling settings, one
-	// line a change ("pool hpc: reservations easy → conservative").
+	// Changes say what it changed in the pools' scheduling settings, the
+	// projects' and the licenses' totals, one line a change ("pool hpc:
+	// reservations easy → conservative", "license matlab: total 1 → 0").
 	Changes []string `json:"changes,omitempty"`
 }
