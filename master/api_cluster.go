@@ -89,6 +89,7 @@ func poolNodeCount(v *api.Pool, n *nodeRead) {
 		if n.draining {
 			v.DrainedNodes++
 		}
+		v.Guests = append(v.Guests, n.guests...)
 	case n.state == store.NodeLost:
 		v.LostNodes++
 	case n.state == store.NodeLeft:
