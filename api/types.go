@@ -489,6 +489,13 @@ type Pool struct {
 	// pool while the jobs ran there. Used counts what they hold there
 	// too, so it may exceed Slots.
 	Elsewhere []PoolNode `json:"elsewhere,omitempty"`
+	// Guests are the GPUs of the pool's nodes that are up held by jobs
+	// of other pools, by node and pool, in that order: a configuration
+	// reload moved the node into the pool while they ran there. Used
+	// does not count them (it is the pool's own jobs'), so what the
+	// pool's jobs may still get is Slots less Used (what of it is on the
+	// pool's nodes) and these.
+	Guests []PoolGuest `json:"guests,omitempty"`
 	// SchedulerError is, while the master's scheduling passes fail, the
 	// last failure: no pool schedules until a pass succeeds, whatever
 	// its reservations and reasons say.
@@ -499,6 +506,14 @@ type Pool struct {
 type PoolNode struct {
 	Node string `json:"node"`
 	Pool string `json:"pool"`
+}
+
+// PoolGuest is what jobs of another pool hold on a node of this one
+// (api.Pool.Guests): GPUs of Pool's jobs on Node.
+type PoolGuest struct {
+	Node string `json:"node"`
+	Pool string `json:"pool"`
+	GPUs int    `json:"gpus"`
 }
 
 // Reservation is a start that a scheduling pass reserved for a job.
@@ -571,7 +586,8 @@ type ProjectPoolUse struct {
 // logs them too. A master before this answer replied 204 with no body.
 type Reload struct {
 	Warnings []string `json:"warnings,omitempty"`
-	// Changes say what it changed in the pools' scheduling settings, one
-	// line a change ("pool hpc: reservations easy → conservative").
+	// Changes say what it changed in the pools' scheduling settings, the
+	// projects' and the licenses' totals, one line a change ("pool hpc:
+	// reservations easy → conservative", "license matlab: total 1 → 0").
 	Changes []string `json:"changes,omitempty"`
 }

@@ -220,7 +220,7 @@ func printPools(w io.Writer, pools []api.Pool, wide bool) error {
 			opts = append(opts, p.Placement)
 		}
 		row := []string{p.Name, p.Policy, orDash(strings.Join(opts, ",")), exactDuration(p.GraceS),
-			poolNodesText(p), fmt.Sprintf("%d/%d", p.Used, p.Slots), strconv.Itoa(p.QueuedJobs), strconv.Itoa(p.RunningTasks)}
+			poolNodesText(p), fmt.Sprintf("%d/%d", p.Used+guestGPUs(p), p.Slots), strconv.Itoa(p.QueuedJobs), strconv.Itoa(p.RunningTasks)}
 		if wide {
 			row = append(row, reservationsText(p.Reservations), windowText(p.BackfillWindow))
 		}
@@ -230,6 +230,16 @@ func printPools(w io.Writer, pools []api.Pool, wide bool) error {
 		return err
 	}
 	return printPoolNotes(w, pools)
+}
+
+// guestGPUs is what jobs of other pools hold on p's nodes (api.Pool.Guests),
+// which SLOTS counts as used: the pool's jobs cannot get them.
+func guestGPUs(p api.Pool) int {
+	n := 0
+	for _, g := range p.Guests {
+		n += g.GPUs
+	}
+	return n
 }
 
 // poolsColumns are the columns of allot pools -o wide, which --columns
@@ -259,7 +269,8 @@ func poolNodesText(p api.Pool) string {
 
 // printPoolNotes explains, under the pools' table, the rows that read
 // like a fault: a pool whose jobs run on nodes a reload moved to other
-// pools (SLOTS "1/0": they hold GPUs there, not in the pool), one with
+// pools (SLOTS "1/0": they hold GPUs there, not in the pool), the pool
+// such a node moved into (SLOTS counts those GPUs as used), one with
 // nodes lost or left while jobs wait (their slots are not in SLOTS, and
 // a job only they could hold waits for them), and one with no node up
 // whose jobs wait (they wait until a node joins it, not for others to
@@ -278,6 +289,14 @@ func printPoolNotes(w io.Writer, pools []api.Pool) error {
 			}
 			notes = append(notes, fmt.Sprintf("%s: its jobs run on %s, moved out of the pool by a configuration reload; "+
 				"SLOTS counts the GPUs they hold there", p.Name, strings.Join(on, ", ")))
+		}
+		if len(p.Guests) > 0 {
+			held := make([]string, len(p.Guests))
+			for i, g := range p.Guests {
+				held[i] = fmt.Sprintf("%s's jobs hold %s on %s", g.Pool, plural.Count(g.GPUs, "GPU"), g.Node)
+			}
+			notes = append(notes, fmt.Sprintf("%s: %s, moved into the pool by a configuration reload while they ran there; "+
+				"SLOTS counts them as used", p.Name, strings.Join(held, ", ")))
 		}
 		if away := p.LostNodes + p.LeftNodes; away > 0 && p.QueuedJobs > 0 {
 			its, they, them := "its", "it", "it"

@@ -168,6 +168,15 @@ func TestPoolsNotes(t *testing.T) {
 batch: its jobs run on gpu-b (now in train), moved out of the pool by a configuration reload; SLOTS counts the GPUs they hold there
 batch: no node is up in the pool; its 2 queued jobs wait until one is
 `},
+		{"a reload moved a busy node in (trial 29g G6)", func() api.Pool {
+			p := pool("q", 3, 12, 9, 1)
+			p.Guests = []api.PoolGuest{{Node: "fa", Pool: "fs", GPUs: 2}, {Node: "fb", Pool: "fs", GPUs: 1}}
+			return p
+		}(), `NAME  POLICY  OPTIONS  GRACE  NODES  SLOTS  QUEUED  RUNNING
+q     fifo    -        30s    3      12/12  1       0
+
+q: fs's jobs hold 2 GPUs on fa, fs's jobs hold 1 GPU on fb, moved into the pool by a configuration reload while they ran there; SLOTS counts them as used
+`},
 		{"a lost node, its job waiting", func() api.Pool { p := pool("train", 1, 4, 4, 1); p.LostNodes = 1; return p }(),
 			`NAME   POLICY  OPTIONS  GRACE  NODES        SLOTS  QUEUED  RUNNING
 train  fifo    -        30s    1 (+1 lost)  4/4    1       0

@@ -55,9 +55,13 @@ docs/config.md describes the format.`,
 		Long: `Ask the running master to re-read its configuration file. A file with
 errors is refused as a whole, and the master keeps running with the
 configuration it has; the error names the file, line and field. A reload
-that is taken says what it changed in the pools' scheduling settings
-("changed: pool hpc: reservations easy → conservative"); the what-if
-export notes such changes in its window (allot history check).`,
+that is taken says what it changed in the pools' scheduling settings,
+the projects' and the licenses' totals ("changed: pool hpc: reservations
+easy → conservative", "changed: license matlab: total 1 → 0"); the
+what-if export notes such changes in its window (allot history check).
+A reload that drops a pool, project or license that live jobs use is
+refused, naming them; warnings (on stderr) name live jobs the reload
+leaves waiting or running under settings they no longer meet.`,
 		Example: "  allot config reload --master http://master:8080",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

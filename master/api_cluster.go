@@ -89,6 +89,7 @@ func poolNodeCount(v *api.Pool, n *nodeRead) {
 		if n.draining {
 			v.DrainedNodes++
 		}
+		v.Guests = append(v.Guests, n.guests...)
 	case n.state == store.NodeLost:
 		v.LostNodes++
 	case n.state == store.NodeLeft:
@@ -204,7 +205,7 @@ func (ca *clusterAPI) handleReload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	noteAudit(r.Context(), "%s", reloadDetail(was, ca.m.Config(), len(warnings)))
-	writeJSON(w, http.StatusOK, api.Reload{Warnings: warnings, Changes: spec.PoolChanges(specPools(was), specPools(ca.m.Config()))})
+	writeJSON(w, http.StatusOK, api.Reload{Warnings: warnings, Changes: configChanges(was, ca.m.Config())})
 }
 
 // handleLive answers /livez: the process serves and its loop is not stuck.

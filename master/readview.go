@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -130,6 +131,9 @@ type nodeRead struct {
 	state        store.NodeState
 	name         string
 	lostAt       time.Time // when it went lost or left (lostview.go)
+	// guests are its GPUs held by jobs of other pools than its own, by
+	// pool in name order (api.Pool.Guests); nil when none.
+	guests []api.PoolGuest
 }
 
 // verifyReads, when set, makes every release of mu compare the view with
@@ -213,7 +217,27 @@ type readPublisher struct {
 func (p *readPublisher) captureNode(n *mnode) *nodeRead {
 	return &nodeRead{view: nodeView(p.m.cfg, n), pool: n.pool, up: n.up(), draining: n.draining(),
 		slots: len(n.rec.GPUs), free: max(len(n.rec.GPUs)-len(n.used), 0), state: n.rec.State, name: n.rec.Name,
-		lostAt: n.lostAt}
+		lostAt: n.lostAt, guests: nodeGuests(n)}
+}
+
+// nodeGuests counts n's GPUs held by jobs of other pools than n's: a
+// reload moved n while they ran there (trial 29g G6). Callers hold mu.
+func nodeGuests(n *mnode) []api.PoolGuest {
+	var out []api.PoolGuest
+	for _, t := range n.used {
+		pool := t.job.rec.Pool
+		if pool == n.pool {
+			continue
+		}
+		i := slices.IndexFunc(out, func(g api.PoolGuest) bool { return g.Pool == pool })
+		if i < 0 {
+			i = len(out)
+			out = append(out, api.PoolGuest{Node: n.rec.Name, Pool: pool})
+		}
+		out[i].GPUs++
+	}
+	slices.SortFunc(out, func(a, b api.PoolGuest) int { return strings.Compare(a.Pool, b.Pool) })
+	return out
 }
 
 // markJob records that j changed since the last publish. Callers hold mu.

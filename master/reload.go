@@ -88,7 +88,8 @@ func poolConfig(cfg *config.Config, name string) *config.Pool {
 // invalid file changes nothing and the error (an *httpError with status
 // 400 through the API) says why. A configuration that drops a pool that
 // live jobs use is refused, and so is one that drops a project that
-// live jobs belong to (checkJobProjects). A refusal is logged here, whoever asked
+// live jobs belong to (checkJobProjects), or a license that live jobs
+// hold or wait for (checkJobLicenses). A refusal is logged here, whoever asked
 // (SIGHUP or the API), since the log is where an operator looks for why
 // the file on disk is not in force. Callers must not hold mu.
 func (m *Master) Reload(ctx context.Context) error {
@@ -99,7 +100,8 @@ func (m *Master) Reload(ctx context.Context) error {
 // reloadWarned is Reload, with the warnings of a reload taken (logged
 // too): the pools it left with live jobs but no node
 // (emptyPoolWarnings), the live jobs whose QOS their project's list
-// no longer allows (jobsUnder.disallowedQOS), and an agent_timeout too
+// no longer allows (jobsUnder.disallowedQOS), those of licenses whose
+// totals it lowered (jobsUnder.licenseWarnings), and an agent_timeout too
 // short for the agents' fence (AgentTimeoutWarning), which the API's
 // reply gives.
 func (rl reloader) reloadWarned(ctx context.Context) ([]string, error) {
@@ -149,6 +151,9 @@ func (rl reloader) reload(ctx context.Context) ([]string, error) {
 	if err := rl.checkJobProjects(cfg); err != nil {
 		return nil, err
 	}
+	if err := rl.checkJobLicenses(cfg); err != nil {
+		return nil, err
+	}
 	oldFair := m.fair
 	if d := decayOf(cfg); d != m.fair.decay {
 		// Counters hold usage decayed the old way: count again, before
@@ -163,11 +168,12 @@ func (rl reloader) reload(ctx context.Context) ([]string, error) {
 			return nil, fmt.Errorf("reload %s: %w; the configuration in force is unchanged", m.opt.ConfigPath, err)
 		}
 	}
-	changes := spec.PoolChanges(specPools(m.cfg), specPools(cfg))
+	changes := configChanges(m.cfg, cfg)
 	if err := rl.recordMoves(ctx, cfg, changes); err != nil {
 		m.fair = oldFair
 		return nil, fmt.Errorf("reload %s: %w; the configuration in force is unchanged", m.opt.ConfigPath, err)
 	}
+	was := m.cfg
 	m.cfg = cfg
 	m.cfgNow.Store(cfg)
 	m.forgetFeasible()
@@ -176,10 +182,11 @@ func (rl reloader) reload(ctx context.Context) ([]string, error) {
 	rl.repoolNodes()
 	m.pub.readStale = true
 	m.log.Info("configuration reloaded", "path", m.opt.ConfigPath, "pools", len(cfg.Pools), "projects", len(cfg.Projects),
-		"pool_changes", strings.Join(changes, "; "))
+		"changes", strings.Join(changes, "; "))
 	under := jobsUnder{m.jobs, cfg}
 	warnings := append(rl.emptyPoolWarnings(), under.disallowedQOS()...)
 	warnings = append(warnings, under.neverRuns()...)
+	warnings = append(warnings, under.licenseWarnings(was)...)
 	warnings = append(warnings, FenceWarnings(m.opt.ConfigPath, cfg, m.opt.SyncWait)...)
 	for _, w := range warnings {
 		m.log.Warn("configuration reloaded: " + w)
@@ -233,9 +240,18 @@ func (rl reloader) recordMoves(ctx context.Context, cfg *config.Config, changes 
 		return tx.RecordConfigChanges(ctx, now, changes)
 	})
 	if err != nil {
-		return fmt.Errorf("record the nodes it moves to other pools or relabels, and the pools' changes: %w", err)
+		return fmt.Errorf("record the nodes it moves to other pools or relabels, and the configuration's changes: %w", err)
 	}
 	return nil
+}
+
+// configChanges says what a reload from was to now changes in what the
+// scheduler decides by: the pools' settings, the projects' and the
+// licenses' totals (spec.PoolChanges, ProjectChanges, LicenseChanges),
+// for the reply and the record the what-if export notes.
+func configChanges(was, now *config.Config) []string {
+	return slices.Concat(spec.PoolChanges(specPools(was), specPools(now)),
+		spec.ProjectChanges(was.Projects, now.Projects), spec.LicenseChanges(was.Licenses, now.Licenses))
 }
 
 // specPools is the pools' settings both formats share.

@@ -66,3 +66,51 @@ func TestReloadSaysWhatChanged(t *testing.T) {
 		})
 	}
 }
+
+// TestReloadNotesProjectsAndLicenses (trial 29g G2): a reload that
+// changes a project's quota, limit or shares, or a license's total, is
+// recorded as one that changes a pool's settings is, and the what-if
+// export of a window that holds it notes it, with the advice of a
+// --since after it: the replay runs the whole window under the
+// settings in force now.
+func TestReloadNotesProjectsAndLicenses(t *testing.T) {
+	file := func(vision, licenses string) string {
+		return "default_pool: q\npools:\n  - {name: q, policy: quota}\ndefault_project: vision\nprojects:\n" +
+			"  - {name: vision, " + vision + "}\n" + licenses
+	}
+	cases := []struct {
+		name, was, now string
+		changed        string
+	}{
+		{"a quota raised", file("quota: 4", ""), file("quota: 8", ""), "changed project vision: quota 4 → 8, over_quota_weight 4 → 8, shares 4 → 8"},
+		{"a limit set", file("quota: 4", ""), file("quota: 4, limit: 6", ""), "changed project vision: limit none → 6"},
+		{"a license lowered", file("quota: 4", "licenses: {matlab: 2}\n"), file("quota: 4", "licenses: {matlab: 1}\n"),
+			"changed license matlab: total 2 → 1"},
+		{"a license removed", file("quota: 4", "licenses: {matlab: 2}\n"), file("quota: 4", ""), "changed license matlab removed"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			withFile, path := withConfigFile(t, tc.was)
+			h := newHarness(t, withFile)
+			h.agent("n1", 2)
+			t0 := h.clock.Now()
+			h.submit(jobSpec("a", 1, ""))
+			h.step()
+			h.clock.Advance(time.Minute)
+			writeConfig(t, path, tc.now)
+			if code, body, _ := h.raw("POST", "/api/v1/config/reload", ""); code != 200 {
+				t.Fatalf("POST /config/reload: %d %s", code, body)
+			}
+			h.clock.Advance(time.Minute)
+			code, body, _ := h.raw("GET", "/api/v1/history/scenario"+window(t0, h.clock.Now()), "")
+			if code != 200 {
+				t.Fatalf("export: %d %s", code, body)
+			}
+			for _, want := range []string{"(at 60s) " + tc.changed + ";", "give a --since after the reload"} {
+				if !strings.Contains(body, want) {
+					t.Errorf("the export's note lacks %q:\n%s", want, body)
+				}
+			}
+		})
+	}
+}

@@ -14,8 +14,9 @@ import (
 // pool whose jobs run on it and wait in it is taken, but its reply and
 // the master's log say that the pool has no node now and which jobs are
 // in it, and how; allot pools' view then names the node its job holds
-// GPUs on in another pool. A reload that leaves every pool with live
-// jobs a node warns of nothing.
+// GPUs on in another pool, and the pool the node moved into the GPUs
+// batch's job holds on it (guests: trial 29g G6). A reload that leaves
+// every pool with live jobs a node warns of nothing.
 func TestReloadWarnsOfEmptyPool(t *testing.T) {
 	logs := &lockedBuffer{}
 	const pools = "pools:\n  - {name: train, policy: fifo}\n  - {name: batch, policy: fifo}\ndefault_pool: train\n"
@@ -36,10 +37,11 @@ func TestReloadWarnsOfEmptyPool(t *testing.T) {
 		name, file string
 		warnings   []string
 		elsewhere  []api.PoolNode
+		guests     []api.PoolGuest // train's
 	}{
-		{"the same configuration", pools + "nodes:\n  - {name: gpu-b, pool: batch}\n", nil, nil},
+		{"the same configuration", pools + "nodes:\n  - {name: gpu-b, pool: batch}\n", nil, nil, nil},
 		{"gpu-b moved to train", pools + "nodes:\n  - {name: gpu-b, pool: train}\n", []string{want},
-			[]api.PoolNode{{Node: "gpu-b", Pool: "train"}}},
+			[]api.PoolNode{{Node: "gpu-b", Pool: "train"}}, []api.PoolGuest{{Node: "gpu-b", Pool: "batch", GPUs: 1}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -63,6 +65,10 @@ func TestReloadWarnsOfEmptyPool(t *testing.T) {
 			i := slices.IndexFunc(ps, func(p api.Pool) bool { return p.Name == "batch" })
 			if i < 0 || !slices.Equal(ps[i].Elsewhere, tc.elsewhere) {
 				t.Errorf("pools %+v: want batch with its job's GPUs elsewhere on %v", ps, tc.elsewhere)
+			}
+			i = slices.IndexFunc(ps, func(p api.Pool) bool { return p.Name == "train" })
+			if i < 0 || !slices.Equal(ps[i].Guests, tc.guests) {
+				t.Errorf("pools %+v: want train with batch's GPUs on it %v", ps, tc.guests)
 			}
 		})
 	}

@@ -50,10 +50,12 @@ func secondsFrom(since, t time.Time) int64 {
 }
 
 // configChangeNotes says, for each reload in [since, until] that changed
-// the pools' scheduling settings, what it changed: the export writes the
-// pools as they are now, and a replay runs the whole window under them,
-// so its decisions before the reload may differ from the live master's
-// (trial p F16).
+// the pools' scheduling settings, the projects' quotas, limits or shares
+// or the licenses' totals (configChanges), what it changed: the export
+// writes them as they are now, and a replay runs the whole window under
+// them, so its decisions before the reload may differ from the live
+// master's (trial p F16, 29g G2). A --since after the reload compares
+// like with like.
 func (ca *clusterAPI) configChangeNotes(ctx context.Context, since, until time.Time) ([]string, error) {
 	changes, err := ca.m.st.ConfigChanges(ctx, since, until)
 	if err != nil {
@@ -67,7 +69,8 @@ func (ca *clusterAPI) configChangeNotes(ctx context.Context, since, until time.T
 			whats = append(whats, changes[i].What)
 		}
 		notes = append(notes, fmt.Sprintf("a configuration reload at %s (at %ds) changed %s; the replay runs the whole window "+
-			"under the pools' settings in force now, so its decisions before the reload may differ from the live master's",
+			"under the settings in force now, so its decisions before the reload may differ from the live master's "+
+			"(give a --since after the reload to compare like with like)",
 			at.UTC().Format(time.TimeOnly+" MST"), secondsFrom(since, at), strings.Join(whats, "; ")))
 	}
 	return notes, nil

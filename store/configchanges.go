@@ -6,8 +6,9 @@ import (
 	"time"
 )
 
-// ConfigChange is one change a configuration reload made to the pools'
-// scheduling settings, in words (spec.PoolChanges).
+// ConfigChange is one change a configuration reload made to the pools',
+// projects' or licenses' settings, in words (spec.PoolChanges,
+// ProjectChanges, LicenseChanges).
 type ConfigChange struct {
 	At   time.Time
 	What string

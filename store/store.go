@@ -74,7 +74,8 @@ type Reader interface {
 	// [from, until], oldest first.
 	Outages(ctx context.Context, from, until time.Time) ([]StoreOutage, error)
 	// ConfigChanges lists what the configuration reloads in [from, until]
-	// changed in the pools' scheduling settings, oldest first.
+	// changed in the pools', projects' and licenses' settings, oldest
+	// first.
 	ConfigChanges(ctx context.Context, from, until time.Time) ([]ConfigChange, error)
 	// Events lists the event log by ascending sequence.
 	Events(ctx context.Context, f EventFilter) ([]Event, error)
@@ -195,8 +196,9 @@ type Writer interface {
 	// RecordOutage keeps a store outage the master outlived, once the
 	// store is back; one of the same start replaces it.
 	RecordOutage(ctx context.Context, out StoreOutage) error
-	// RecordConfigChanges keeps what a reload at at changed in the pools'
-	// scheduling settings, in order; the same reload again replaces them.
+	// RecordConfigChanges keeps what a reload at at changed in the pools',
+	// projects' and licenses' settings, in order; the same reload again
+	// replaces them.
 	RecordConfigChanges(ctx context.Context, at time.Time, what []string) error
 	// PruneJobs forgets at most limit jobs that ended before endedBefore
 	// and whose tasks hold no attempt, oldest first, with their tasks,
