@@ -5,7 +5,8 @@
 // project's job, without saying whose.
 
 import {ApiError, get} from './api.js';
-import {bar, fill, h, jobHue, jobLink, leavingBadge, memo, stateBadge, when} from './dom.js';
+import {fill, h, jobHue, jobLink, leavingBadge, memo, stateBadge, when} from './dom.js';
+import {slotsUsed} from './pools.js';
 
 // Placements of a running attempt do not change, so a job's detail is
 // fetched again only when its running count changes, or after this long
@@ -99,7 +100,7 @@ function renderPools(el, pools, queued) {
     const features = [p.policy, p.preemption ? 'preemption' : null, p.backfill ? 'backfill' : null].filter(Boolean).join(' · ');
     return h('article', {class: 'card', 'data-pool': p.name},
       h('h3', {}, p.name, ' ', h('span', {class: 'muted small'}, features)),
-      bar(p.used, p.slots, `${p.used} / ${p.slots} slots used`),
+      slotsUsed(p, ' slots used'),
       h('dl', {class: 'facts'},
         h('dt', {}, 'Running tasks'), h('dd', {}, p.running_tasks),
         h('dt', {}, 'Queued jobs'), h('dd', {}, h('a', {href: `#/jobs?state=queued&pool=${encodeURIComponent(p.name)}`}, p.queued_jobs)),

@@ -30,7 +30,7 @@ function row(p) {
     h('td', {}, yesNo(p.backfill)),
     h('td', {}, p.placement || '—'),
     h('td', {class: 'num'}, p.nodes),
-    h('td', {}, bar(p.used, p.slots, `${p.used} / ${p.slots}`)),
+    h('td', {}, slotsUsed(p, '')),
     h('td', {class: 'num'}, p.running_tasks),
     h('td', {class: 'num'}, h('a', {href: `#/jobs?state=queued&pool=${encodeURIComponent(p.name)}`}, p.queued_jobs)),
     h('td', {class: 'reservations'}, reservations(p.reservations || [])),
@@ -48,4 +48,25 @@ function windowOf(w) {
   if (!w) return '—';
   const slots = `${w.slots} slot${w.slots === 1 ? '' : 's'}`;
   return w.until ? [slots, ' for ', humanDur(w.seconds), ' (until ', when(w.until), ')'] : [slots, ', no reservation ahead'];
+}
+
+// slotsUsed is a pool's load bar, the GPUs other pools' jobs hold on its
+// nodes counted as used (a reload moved the node in while they ran
+// there: without them the bar reads as free GPUs no job of the pool can
+// get), with a note of those and of its own jobs' GPUs on nodes moved
+// out, as allot pools notes them.
+export function slotsUsed(p, suffix) {
+  const guests = (p.guests || []).reduce((n, g) => n + g.gpus, 0);
+  const used = p.used + guests;
+  const notes = [];
+  if (p.elsewhere && p.elsewhere.length) {
+    notes.push(`its jobs hold GPUs on ${p.elsewhere.map((n) => `${n.node} (now in ${n.pool})`).join(', ')}, counted here`);
+  }
+  if (guests) {
+    notes.push(p.guests.map((g) => `${g.pool}'s jobs hold ${g.gpus} GPU${g.gpus === 1 ? '' : 's'} on ${g.node}`).join(', ') +
+      ', counted as used');
+  }
+  const b = bar(used, p.slots, `${used} / ${p.slots}${suffix}`);
+  if (!notes.length) return b;
+  return [b, h('div', {class: 'muted small', 'data-moved': ''}, notes.join('; ') + ' (a configuration reload moved the node)')];
 }
