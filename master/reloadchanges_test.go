@@ -87,6 +87,9 @@ func TestReloadNotesProjectsAndLicenses(t *testing.T) {
 		{"a license lowered", file("quota: 4", "licenses: {matlab: 2}\n"), file("quota: 4", "licenses: {matlab: 1}\n"),
 			"changed license matlab: total 2 → 1"},
 		{"a license removed", file("quota: 4", "licenses: {matlab: 2}\n"), file("quota: 4", ""), "changed license matlab removed"},
+		{"a QOS's priority and preemption", file("quota: 4", "qos:\n  - {name: normal}\n  - {name: emergency, priority: 100, preempt: true}\n"),
+			file("quota: 4", "qos:\n  - {name: normal}\n  - {name: emergency, priority: 50}\n"),
+			"changed qos emergency: priority 100 → 50, preempt true → false"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
