@@ -42,6 +42,9 @@ func TestClusterInvariants(t *testing.T) {
 			if graph.err != nil {
 				t.Fatalf("seed %d step %d after %s: %v", seed, step, op, graph.err)
 			}
+			if err := checkCounts(&c, graph); err != nil {
+				t.Fatalf("seed %d step %d after %s: %v", seed, step, op, err)
+			}
 		}
 		// Every way a record here lets go of its slots, and a relaunch.
 		if err := graph.check("queued → running", "running → preempting", "preempting → preempted", "preempted → running",
@@ -214,18 +217,18 @@ func checkBooks(c *lifecycle.Cluster) error {
 	for ji := range c.Jobs {
 		j := &c.Jobs[ji]
 		if j.State.Terminal() {
-			if j.Held != 0 || j.Running != 0 || j.Moving != 0 {
-				return fmt.Errorf("ended j%d still holds %d slots, %d running, %d moving", ji, j.Held, j.Running, j.Moving)
+			if j.Held != 0 || j.Active != 0 || j.Moving != 0 {
+				return fmt.Errorf("ended j%d still holds %d slots, %d running, %d moving", ji, j.Held, j.Active, j.Moving)
 			}
 			continue
 		}
 		switch {
-		case j.Waiting+j.Running+j.Done+left[ji] != j.Tasks:
-			return fmt.Errorf("j%d: waiting %d + running %d + done %d + left %d != %d tasks",
-				ji, j.Waiting, j.Running, j.Done, left[ji], j.Tasks)
-		case j.Held != held[ji] || j.Running != running[ji] || j.Moving != moving[ji]:
+		case j.Waiting+j.Active+j.Ended+left[ji] != j.Tasks:
+			return fmt.Errorf("j%d: waiting %d + running %d + ended %d + left %d != %d tasks",
+				ji, j.Waiting, j.Active, j.Ended, left[ji], j.Tasks)
+		case j.Held != held[ji] || j.Active != running[ji] || j.Moving != moving[ji]:
 			return fmt.Errorf("j%d: holds %d, running %d, moving %d; its tasks hold %d, %d, %d",
-				ji, j.Held, j.Running, j.Moving, held[ji], running[ji], moving[ji])
+				ji, j.Held, j.Active, j.Moving, held[ji], running[ji], moving[ji])
 		case len(j.Resume) > j.Waiting:
 			return fmt.Errorf("j%d: %d resumed tasks but %d waiting", ji, len(j.Resume), j.Waiting)
 		case c.Roster.Entry(int32(ji)).Waiting != j.Waiting:
