@@ -303,13 +303,15 @@ func (c *Cluster) freed(j *Job, slots int) int {
 // Snapshot, or, while a task of it is still being killed (Kill, its
 // slots held until KillEnded), once the last such task has ended, as the
 // live master keeps a killed job's attempts in its snapshot until they
-// end.
+// end: once it is no longer live (JobRecord.Live, the master's rule for
+// its mirror too).
 func (c *Cluster) Finish(ji int32, st JobState, now int64) {
 	if c.Roster.Entry(ji).Slots == 0 {
 		c.step.zeroSlot--
 	}
-	c.Jobs[ji].Finish(st, now)
-	if c.Jobs[ji].Running == 0 {
+	j := &c.Jobs[ji]
+	j.Finish(st, now)
+	if !j.Live(j.JobTasks) {
 		c.Roster.Finished(ji)
 	}
 }
@@ -346,6 +348,6 @@ func (c *Cluster) Snapshot(snap *sched.Snapshot, now int64) (lastRunning int) {
 	return lastRunning
 }
 
-// alive reports whether job ji stays on the roster: it has not ended, or
-// a task of it is still being killed (Finish).
-func (c *Cluster) alive(ji int32) bool { return !c.Jobs[ji].State.Terminal() || c.Jobs[ji].Running > 0 }
+// alive reports whether job ji stays on the roster (JobRecord.Live): it
+// has not ended, or a task of it is still being killed (Finish).
+func (c *Cluster) alive(ji int32) bool { return c.Jobs[ji].Live(c.Jobs[ji].JobTasks) }

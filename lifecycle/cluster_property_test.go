@@ -42,6 +42,9 @@ func TestClusterInvariants(t *testing.T) {
 			if graph.err != nil {
 				t.Fatalf("seed %d step %d after %s: %v", seed, step, op, graph.err)
 			}
+			if err := checkCounts(&c, graph); err != nil {
+				t.Fatalf("seed %d step %d after %s: %v", seed, step, op, err)
+			}
 		}
 		// Every way a record here lets go of its slots, and a relaunch.
 		if err := graph.check("queued → running", "running → preempting", "preempting → preempted", "preempted → running",
@@ -226,19 +229,19 @@ func checkBooks(c *lifecycle.Cluster) error {
 		j := &c.Jobs[ji]
 		if j.State.Terminal() {
 			// Its killing tasks hold their slots until their kill's end.
-			if j.Held != held[ji] || j.Running != running[ji] || j.Moving != 0 {
+			if j.Held != held[ji] || j.Active != running[ji] || j.Moving != 0 {
 				return fmt.Errorf("ended j%d holds %d slots, %d running, %d moving; its killing tasks hold %d, %d",
-					ji, j.Held, j.Running, j.Moving, held[ji], running[ji])
+					ji, j.Held, j.Active, j.Moving, held[ji], running[ji])
 			}
 			continue
 		}
 		switch {
-		case j.Waiting+j.Running+j.Done+left[ji] != j.Tasks:
-			return fmt.Errorf("j%d: waiting %d + running %d + done %d + left %d != %d tasks",
-				ji, j.Waiting, j.Running, j.Done, left[ji], j.Tasks)
-		case j.Held != held[ji] || j.Running != running[ji] || j.Moving != moving[ji]:
+		case j.Waiting+j.Active+j.Ended+left[ji] != j.Tasks:
+			return fmt.Errorf("j%d: waiting %d + running %d + ended %d + left %d != %d tasks",
+				ji, j.Waiting, j.Active, j.Ended, left[ji], j.Tasks)
+		case j.Held != held[ji] || j.Active != running[ji] || j.Moving != moving[ji]:
 			return fmt.Errorf("j%d: holds %d, running %d, moving %d; its tasks hold %d, %d, %d",
-				ji, j.Held, j.Running, j.Moving, held[ji], running[ji], moving[ji])
+				ji, j.Held, j.Active, j.Moving, held[ji], running[ji], moving[ji])
 		case len(j.Resume) > j.Waiting:
 			return fmt.Errorf("j%d: %d resumed tasks but %d waiting", ji, len(j.Resume), j.Waiting)
 		case c.Roster.Entry(int32(ji)).Waiting != j.Waiting:
@@ -269,7 +272,7 @@ func checkSnapshot(c *lifecycle.Cluster, snap *sched.Snapshot) error {
 		return fmt.Errorf("%d roster jobs, %d snapshot jobs", len(list), len(snap.Jobs))
 	}
 	for i, ji := range list {
-		if c.Jobs[ji].State.Terminal() && c.Jobs[ji].Running == 0 {
+		if !c.Jobs[ji].Live(c.Jobs[ji].JobTasks) {
 			return fmt.Errorf("ended j%d, none of its tasks killing, on the roster after compaction", ji)
 		}
 		if snap.Jobs[i].Waiting != c.Jobs[ji].Waiting {

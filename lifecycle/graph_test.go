@@ -91,12 +91,16 @@ type graphWatch struct {
 	// number; a job's record reused by a later job starts its tasks
 	// fresh (Retries 0).
 	waits map[[2]int32]lifecycle.TaskState
-	seen  map[string]int // edges taken, "from → to"
-	err   error          // the first change off the graph
+	// states is each launched task's state, its last record's that is
+	// not a draining placement's, by its job and number (checkCounts).
+	states map[[2]int32]lifecycle.TaskState
+	seen   map[string]int // edges taken, "from → to"
+	err    error          // the first change off the graph
 }
 
 func watchGraph(c *lifecycle.Cluster) *graphWatch {
-	w := &graphWatch{waits: map[[2]int32]lifecycle.TaskState{}, seen: map[string]int{}}
+	w := &graphWatch{waits: map[[2]int32]lifecycle.TaskState{}, states: map[[2]int32]lifecycle.TaskState{},
+		seen: map[string]int{}}
 	lifecycle.WatchStates(c, w.changed)
 	return w
 }
@@ -117,6 +121,9 @@ func (w *graphWatch) changed(t *lifecycle.Task, from, to lifecycle.TaskState) {
 	}
 	if !t.Moving && !to.Active() {
 		w.waits[key] = to
+	}
+	if !t.Moving {
+		w.states[key] = to
 	}
 }
 
@@ -182,6 +189,12 @@ func TestSlowKillsOnGraph(t *testing.T) {
 			}
 			if err := graph.check(c.want...); err != nil {
 				t.Error(err)
+			}
+			// Killed either way, and counted so (checkCounts), but only
+			// the time limit's kill counted as one (Job.Timeout).
+			j := &cl.Jobs[ji]
+			if err := checkCounts(&cl, graph); err != nil || j.Killed != 1 || (j.Timeout == 1) != (c.limit > 0) {
+				t.Errorf("killed %d, timeout %d; %v", j.Killed, j.Timeout, err)
 			}
 		})
 	}

@@ -18,12 +18,13 @@ package lifecycle
 // makes it, asks Settles (settleJob), stores the transition, and enters
 // the stored row's state, which it does in one place only (setJob,
 // master/jobrecord.go), so that the record and the row always say the
-// same. What stays each driver's own beside it: the Cluster's counts of
-// its tasks and their work (Job), from which it says what its tasks are
-// (JobTasks), and its start and end in seconds (Start, End); the
-// master's stored row with its times at the wall clock's precision, its
-// reasons and the hold's who and when (the record's OnHold is the row's
-// Held), and its tasks, which it counts by state (JobTasks from them).
+// same. What its tasks say of it, JobTasks, both count by the same code
+// (jobtasks.go), and both drop an ended job from their live ones by one
+// rule (Live). What stays each driver's own beside it: the Cluster's
+// waiting tasks and their work (Job) and its start and end in seconds
+// (Start, End); the master's stored row with its times at the wall
+// clock's precision, its reasons and the hold's who and when (the
+// record's OnHold is the row's Held), and its tasks' counts by state.
 type JobRecord struct {
 	// State is where the job is. Enter changes it (the master's store
 	// row keeps the same state: setJob sets both).
@@ -35,14 +36,6 @@ type JobRecord struct {
 	// OnHold: the job is held (onhold.go): no pass considers it until it
 	// is released.
 	OnHold bool
-}
-
-// JobTasks is what a job's tasks say of its state: how many it has, how
-// many hold slots (starting, running, checkpointing or being killed),
-// and how many have ended, of which how many failed and how many were
-// killed (its time limit's kill included).
-type JobTasks struct {
-	Tasks, Active, Ended, Failed, Killed int
 }
 
 // JobEntered is what Enter did that its driver acts on.
@@ -69,6 +62,16 @@ func (r *JobRecord) Settles(t JobTasks) JobState {
 	}
 	return LiveJob(t.Active)
 }
+
+// Live reports whether the job stays among its driver's live jobs (the
+// master's mirror, the Cluster's roster), its tasks saying t: until it
+// ends, and after that while a task of it still holds slots (a killed
+// job whose tasks are being killed), so that what they hold stays in
+// the snapshot until they let go of it. Both drivers drop an ended job
+// by it: the master from its mirror as it settles the job (settleJob),
+// the Cluster from its roster as it finishes the job or the last of its
+// kills ends (Finish, kills.end, compaction).
+func (r *JobRecord) Live(t JobTasks) bool { return !r.State.Terminal() || t.Active > 0 }
 
 // Settle enters the state that tasks t put the job in (Settles).
 func (r *JobRecord) Settle(t JobTasks) JobEntered { return r.Enter(r.Settles(t)) }

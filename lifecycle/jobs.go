@@ -13,8 +13,8 @@ type Resumed struct {
 // and have ended, and the job's state that follows from them. The
 // driver keeps the job's other records (its spec, metrics) beside it.
 type Job struct {
-	// What the job asks, fixed at submission (the Submission's).
-	Tasks int
+	// What the job asks, fixed at submission (the Submission's); its
+	// number of tasks is JobTasks.Tasks.
 	Fresh int64
 	Shape Shape
 	// Works are the tasks whose fresh work is their own (FreshOf).
@@ -24,11 +24,12 @@ type Job struct {
 	// ones among them, which start before fresh ones, last in first out.
 	Waiting int
 	Resume  []Resumed
-	Running int // tasks holding slots, checkpointing ones included
-	Held    int // slots held, draining ones of moved tasks included
-	Done    int // tasks that ended: completed, timed out or failed
-	Timeout int
-	Failed  int // tasks that failed after a preemption
+	// JobTasks counts the job's tasks as the master counts its own
+	// (jobtasks.go), moved by Launch and release: those holding slots
+	// (Active; checkpointing ones and those being killed included), those ended
+	// (completed, failed or killed: Ended, Failed, Killed).
+	JobTasks
+	Held int // slots held, draining ones of moved tasks included
 	// Moving counts the drained placements of moved tasks still held.
 	Moving   int
 	Preempts int
@@ -41,6 +42,10 @@ type Job struct {
 	// Project and Account are the Submission's.
 	Project, Account int32
 	FailOnPreempt    bool
+	// Timeout counts the tasks that its time limit killed (Exit's
+	// timedOut, or a limit's kill that took its time), which the
+	// simulator's results read; JobTasks.Killed counts a kill's too.
+	Timeout int32
 	// JobRecord is the job's scheduling record, the one the master keeps
 	// of each job too (jobrecord.go): its state, which its tasks settle
 	// (Settle, in Launch and release) and Finish ends; whether its tasks
@@ -81,17 +86,12 @@ type Submission struct {
 
 // NewJob is the record of a job just submitted; resume lends its buffer.
 func NewJob(sub Submission, resume []Resumed) Job {
-	return Job{Tasks: sub.Tasks, Fresh: sub.Fresh, Works: sub.Works, Shape: sub.Shape, FailOnPreempt: sub.FailOnPreempt,
+	j := Job{Fresh: sub.Fresh, Works: sub.Works, Shape: sub.Shape, FailOnPreempt: sub.FailOnPreempt,
 		MaxRetries: int32(sub.MaxRetries), Project: sub.Project, Account: sub.Account,
 		Waiting: sub.Tasks, Resume: resume[:0], Start: -1, End: -1,
 		JobRecord: JobRecord{State: JobQueued, Experiment: sub.Experiment, OnHold: sub.Held}}
-}
-
-// tasks is what the job's tasks say of its state (JobRecord.Settles):
-// those holding slots are its running ones, those ended its done ones,
-// the killed among them those its time limit killed.
-func (j *Job) tasks() JobTasks {
-	return JobTasks{Tasks: j.Tasks, Active: j.Running, Ended: j.Done, Failed: j.Failed, Killed: j.Timeout}
+	j.Add(TaskQueued, sub.Tasks)
+	return j
 }
 
 // Launch starts one waiting task of job ji (this record) on nodes at now:
@@ -108,12 +108,14 @@ func (j *Job) Launch(ts *Tasks, ji int32, nodes []sched.NodeSlots, backfill bool
 	}
 	ti := ts.Launch(ji, r.ID, r.Retries, r.Work, nodes, backfill, now)
 	j.Waiting--
-	j.Running++
+	// From waiting, queued or preempted, which count alike (Resumed
+	// does not say which its last record retired in).
+	j.Move(TaskQueued, TaskRunning)
 	j.Held += sched.Slots(nodes)
 	if j.Start < 0 {
 		j.Start = now
 	}
-	j.Settle(j.tasks()) // running
+	j.Settle(j.JobTasks) // running
 	t := ts.At(ti)
 	_, limited := t.Due(j.Shape)
 	t.Promise(limited)
@@ -165,19 +167,30 @@ func (j *Job) Landed(ts *Tasks, ti int32, now int64) (int32, int) {
 }
 
 // Release lets go of task ti's slots and retires it killed, as a kill
-// does, returning the slots.
-func (j *Job) Release(ts *Tasks, ti int32) int { return j.release(ts, ti, TaskKilled) }
+// does, returning the slots. It leaves the job's state to the kill,
+// which ends it killed (Finish), as the master stores a job killed
+// before its tasks: settled by its tasks, counted ended as they are
+// killed, it could end otherwise first (failed, where one failed).
+func (j *Job) Release(ts *Tasks, ti int32) int { return j.retire(ts, ti, TaskKilled) }
 
-// release lets go of task ti's slots and retires it in state st.
+// release lets go of task ti's slots, retires it in state st and settles
+// the job. As the master's settleJob: a job none of whose tasks holds
+// slots is queued again, whichever way its last one let go, and one
+// whose tasks have all ended ends, which its caller then finishes (Over).
 func (j *Job) release(ts *Tasks, ti int32, st TaskState) int {
-	slots := sched.Slots(ts.At(ti).Nodes)
-	j.Running--
+	slots := j.retire(ts, ti, st)
+	j.Settle(j.JobTasks)
+	return slots
+}
+
+// retire lets go of task ti's slots and retires it in state st, counted
+// so (JobTasks.Move), returning the slots.
+func (j *Job) retire(ts *Tasks, ti int32, st TaskState) int {
+	t := ts.At(ti)
+	slots := sched.Slots(t.Nodes)
+	j.Move(t.State, st)
 	j.Held -= slots
 	ts.Retire(ti, st)
-	// As the master's settleJob: a job none of whose tasks holds slots
-	// is queued again, whichever way its last one let go, and one whose
-	// tasks have all ended ends, which its caller then finishes (Over).
-	j.Settle(j.tasks())
 	return slots
 }
 
@@ -240,15 +253,11 @@ func (j *Job) end(ts *Tasks, ti int32, v Verdict) int {
 		j.Resume = append(j.Resume, Resumed{Work: t.Work, ID: t.ID, Retries: t.Retries + 1})
 		j.Waiting++
 		st = v.Task // preempted, or queued after a loss
-	case TaskFailed:
-		j.Failed++
-		j.Done++
 	case TaskKilled:
-		j.Timeout++
-		j.Done++
-	default:
-		j.Done++
+		j.Timeout++ // the Cluster kills a live job's task by its time limit only
 	}
+	// Failed, killed and completed ones count as their state says
+	// (release: JobTasks.Move).
 	return j.release(ts, ti, st)
 }
 

@@ -113,7 +113,7 @@ func (p *player) noteAllocs(snap *sched.Snapshot) {
 func (p *player) describeJob(ji int32) string {
 	j := &p.c.Jobs[ji]
 	s := fmt.Sprintf("j%d %s waiting=%d running=%d held=%d done=%d timeout=%d failed=%d moving=%d preempts=%d next=%d start=%d",
-		ji, j.State, j.Waiting, j.Running, j.Held, j.Done, j.Timeout, j.Failed, j.Moving, j.Preempts, j.NextTask, j.Start)
+		ji, j.State, j.Waiting, j.Active, j.Held, j.Ended, j.Timeout, j.Failed, j.Moving, j.Preempts, j.NextTask, j.Start)
 	for _, r := range j.Resume {
 		s += fmt.Sprintf(" resume(id=%d work=%d retries=%d)", r.ID, r.Work, r.Retries)
 	}

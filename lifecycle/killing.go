@@ -104,7 +104,7 @@ func (k *kills) end(c *Cluster, now int64, ti int32, kind EndKind) (slots int, a
 	}
 	c.uncharge(now, t, j)
 	slots = c.freed(j, j.Release(&c.Tasks, ti))
-	if j.Running == 0 {
+	if !j.Live(j.JobTasks) { // its last killing task ended
 		c.Roster.Finished(ji)
 		return slots, v.Attempt, true
 	}

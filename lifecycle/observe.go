@@ -220,7 +220,7 @@ type Outcome struct {
 	// user killed has ended (Over), but the driver hears of its end once
 	// the last of them has ended (EventKillEnded's Over), or of a task its
 	// time limit left killing before, which the kill leaves alone (not
-	// listed; Job.Running counts it). Valid until the next Observe.
+	// listed; Job.Active counts it). Valid until the next Observe.
 	Killing []KillingTask
 	// Retimed lists the running tasks whose end a time limit's change
 	// moved (EventTimeLimit): the driver promises each its end again,

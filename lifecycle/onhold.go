@@ -43,7 +43,7 @@ func (c *Cluster) hold(e Event) Outcome {
 	}
 	j := &c.Jobs[e.Job]
 	on := e.Kind == EventHold
-	if change, refused := j.HoldChange(on, j.Running); !change || refused {
+	if change, refused := j.HoldChange(on, j.Active); !change || refused {
 		return Outcome{Job: -1}
 	}
 	j.OnHold = on

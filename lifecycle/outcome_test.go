@@ -136,9 +136,9 @@ func TestJobEnd(t *testing.T) {
 			if st := ts.At(ti).State; st != c.state {
 				t.Errorf("task retired %s, want %s", st, c.state)
 			}
-			if j.Waiting != c.waiting || j.Done != c.done || j.Failed != c.failed || int32(j.Timeout) != c.timeout {
-				t.Errorf("waiting %d, done %d, failed %d, timeout %d; want %d, %d, %d, %d",
-					j.Waiting, j.Done, j.Failed, j.Timeout, c.waiting, c.done, c.failed, c.timeout)
+			if j.Waiting != c.waiting || j.Ended != c.done || j.Failed != c.failed || j.Timeout != c.timeout || j.Active != 0 {
+				t.Errorf("waiting %d, ended %d, failed %d, timeout %d, active %d; want %d, %d, %d, %d, 0",
+					j.Waiting, j.Ended, j.Failed, j.Timeout, j.Active, c.waiting, c.done, c.failed, c.timeout)
 			}
 			if c.retriesResume >= 0 && (len(j.Resume) != 1 || j.Resume[0].Retries != c.retriesResume) {
 				t.Errorf("resume %+v, want one task with %d retries", j.Resume, c.retriesResume)

@@ -255,6 +255,9 @@ func (d *stepDriver) round() error {
 	if d.graph.err != nil {
 		return d.graph.err
 	}
+	if err := checkCounts(&d.c, d.graph); err != nil {
+		return err
+	}
 	return d.checkNodes()
 }
 

@@ -40,8 +40,5 @@ func newJob(rec store.Job) *mjob {
 
 // tasksSay is what job j's tasks say of its state (JobRecord.Settles):
 // those holding attempts, those ended, and of them those failed and
-// killed.
-func (j *mjob) tasksSay() lifecycle.JobTasks {
-	return lifecycle.JobTasks{Tasks: len(j.tasks), Active: j.active(), Ended: j.terminal(),
-		Failed: j.count.get(store.TaskFailed), Killed: j.count.get(store.TaskKilled)}
-}
+// killed, as setTask counted them (taskCounts).
+func (j *mjob) tasksSay() lifecycle.JobTasks { return j.count.JobTasks }

@@ -307,17 +307,14 @@ type mnode struct {
 func (j *mjob) idString() string { return strconv.FormatInt(j.rec.ID, 10) }
 
 // active is how many of the job's tasks hold attempts.
-func (j *mjob) active() int {
-	return j.count.get(store.TaskStarting) + j.count.get(store.TaskRunning) +
-		j.count.get(store.TaskPreempting) + j.count.get(store.TaskKilling)
-}
+func (j *mjob) active() int { return j.count.Active }
 
-func (j *mjob) terminal() int {
-	return j.count.get(store.TaskCompleted) + j.count.get(store.TaskFailed) + j.count.get(store.TaskKilled)
-}
+// terminal is how many of the job's tasks have ended.
+func (j *mjob) terminal() int { return j.count.Ended }
 
-// live reports whether the job belongs in the mirror.
-func (j *mjob) live() bool { return !j.rec.State.Terminal() || j.active() > 0 }
+// live reports whether the job belongs in the mirror: by the rule that
+// keeps the simulator's jobs on its roster (lifecycle.JobRecord.Live).
+func (j *mjob) live() bool { return j.Live(j.count.JobTasks) }
 
 func (t *mtask) id() agent.TaskID {
 	return agent.TaskID{JobID: t.job.idString(), TaskIndex: t.rec.Index, Attempt: t.rec.Attempt}

@@ -1,16 +1,27 @@
 package master
 
-import "github.com/allot-sched/allot/store"
+import (
+	"github.com/allot-sched/allot/lifecycle"
+	"github.com/allot-sched/allot/store"
+)
 
 // taskStates indexes taskCounts.
 var taskStates = [...]store.TaskState{store.TaskQueued, store.TaskStarting, store.TaskRunning,
 	store.TaskPreempting, store.TaskKilling, store.TaskPreempted, store.TaskCompleted, store.TaskFailed,
 	store.TaskKilled}
 
-// taskCounts counts a job's tasks by state, with a last slot for a state
-// the store would never return. An array rather than a map: every
-// scheduling pass reads it for every job.
-type taskCounts [len(taskStates) + 1]int
+// taskCounts counts a job's tasks: what they say of the job
+// (lifecycle.JobTasks: how many hold attempts, how many ended, failed,
+// killed), counted by the code that counts the simulator's
+// (lifecycle.Cluster's) tasks, and how many are in each state (by), with
+// a last slot for a state the store would never return, which the views
+// and the snapshot read (queued, killing). Arrays and counters rather
+// than a map or a scan of the tasks: every scheduling pass reads them
+// for every job.
+type taskCounts struct {
+	lifecycle.JobTasks
+	by [len(taskStates) + 1]int
+}
 
 func stateIndex(s store.TaskState) int {
 	// A switch, not a search of taskStates: every pass asks for every job.
@@ -37,5 +48,19 @@ func stateIndex(s store.TaskState) int {
 	return len(taskStates)
 }
 
-func (c *taskCounts) get(s store.TaskState) int    { return c[stateIndex(s)] }
-func (c *taskCounts) add(s store.TaskState, d int) { c[stateIndex(s)] += d }
+// get is how many of the job's tasks are in state s.
+func (c *taskCounts) get(s store.TaskState) int { return c.by[stateIndex(s)] }
+
+// add counts n more tasks of the job, born in state s (a submission's, or
+// one a restart reads back).
+func (c *taskCounts) add(s store.TaskState, n int) {
+	c.by[stateIndex(s)] += n
+	c.Add(s, n)
+}
+
+// move counts a change of a task's state, from → to (setTask).
+func (c *taskCounts) move(from, to store.TaskState) {
+	c.by[stateIndex(from)]--
+	c.by[stateIndex(to)]++
+	c.Move(from, to)
+}

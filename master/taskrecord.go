@@ -20,9 +20,11 @@ import (
 // setTask records a task's new stored row in the mirror: its state by
 // its record's transition (lifecycle.TaskRecord.Enter: a requeue
 // counted, a move or resize in flight let go of once it left
-// preempting, a kill under way over once it left killing), counts, the
-// release of its GPUs when its attempt closed (or a new one replaced it),
-// and of its reserved GPUs once it left preempting (releaseReserved).
+// preempting, a kill under way over once it left killing), its job's
+// counts of its tasks (taskCounts.move: lifecycle.JobTasks.Move, as the
+// simulator's counts move), the release of its GPUs when its attempt
+// closed (or a new one replaced it), and of its reserved GPUs once it
+// left preempting (releaseReserved).
 func (m *Master) setTask(t *mtask, rec store.Task) { m.recordTask(t, rec, false) }
 
 // amendTask records the row in which a late exit amended t's lost end
@@ -38,8 +40,7 @@ func (m *Master) recordTask(t *mtask, rec store.Task, amend bool) {
 	t.rec = rec
 	e := t.Enter(rec.State)
 	if e.From != rec.State {
-		t.job.count.add(e.From, -1)
-		t.job.count.add(rec.State, 1)
+		t.job.count.move(e.From, rec.State)
 		if e.Requeued && e.From != store.TaskPreempting {
 			// Requeued without a preemption (its node or start
 			// lost): it resumes first among its job's waiting

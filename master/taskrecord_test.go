@@ -24,8 +24,9 @@ type stateWatch struct {
 
 // watchTaskStates turns the watch on for m (the harness does for every
 // master it starts): at the test's end it fails the test on the first
-// change the watch found wrong, or a task of the mirror whose record
-// does not say its row's state.
+// change the watch found wrong, a task of the mirror whose record does
+// not say its row's state, or a job whose counts of its tasks are not
+// what its tasks' rows say (miscounted), after any change or at the end.
 func watchTaskStates(t testing.TB, m *Master) *stateWatch {
 	w := &stateWatch{seen: map[string]int{}}
 	m.mu.Lock()
@@ -37,6 +38,7 @@ func watchTaskStates(t testing.TB, m *Master) *stateWatch {
 			for _, tk := range j.tasks {
 				w.apart(tk)
 			}
+			w.miscounted(j)
 		}
 		m.mu.Unlock()
 		if err := w.first(); err != nil {
@@ -50,6 +52,7 @@ func watchTaskStates(t testing.TB, m *Master) *stateWatch {
 // the master's mu.
 func (w *stateWatch) changed(tk *mtask, from, to store.TaskState, amend bool) {
 	w.apart(tk)
+	w.miscounted(tk.job)
 	if from == to {
 		return // a new row in the same state, no change
 	}
@@ -97,6 +100,39 @@ func (w *stateWatch) apart(tk *mtask) {
 	defer w.mu.Unlock()
 	if w.err == nil {
 		w.err = fmt.Errorf("task %s: its record says %q, its row %q", tk.id(), tk.State, tk.rec.State)
+	}
+}
+
+// miscounted notes a job whose counts of its tasks (taskCounts, which
+// setTask moves by lifecycle.JobTasks.Move) are not what a scan of its
+// tasks' rows says: how many in each state, and what they say of the job
+// (holding attempts: starting, running, preempting, killing; ended:
+// completed, failed, killed), written out here apart from the counting.
+func (w *stateWatch) miscounted(j *mjob) {
+	var want taskCounts
+	want.Tasks = len(j.tasks)
+	for _, tk := range j.tasks {
+		want.by[stateIndex(tk.rec.State)]++
+		switch tk.rec.State {
+		case store.TaskStarting, store.TaskRunning, store.TaskPreempting, store.TaskKilling:
+			want.Active++
+		case store.TaskCompleted:
+			want.Ended++
+		case store.TaskFailed:
+			want.Ended++
+			want.Failed++
+		case store.TaskKilled:
+			want.Ended++
+			want.Killed++
+		}
+	}
+	if j.count == want {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil {
+		w.err = fmt.Errorf("job %d counts its tasks %+v, its tasks' rows say %+v", j.rec.ID, j.count, want)
 	}
 }
 

@@ -463,7 +463,7 @@ func (s *sim) touchAs(ji int32, alive bool) {
 	j, lj := &s.jobs[ji], &s.c.Jobs[ji]
 	demand, queued := 0, false
 	if alive {
-		demand = min(lj.Waiting+lj.Running, j.spec.MaxConcurrent) * j.spec.Slots
+		demand = min(lj.Waiting+lj.Active, j.spec.MaxConcurrent) * j.spec.Slots
 		queued = lj.Waiting > 0
 	}
 	s.rec.demand(ji, demand-j.demand)
@@ -563,7 +563,7 @@ func (s *sim) killed(ji int32, freed []lifecycle.Freed, killing []lifecycle.Kill
 		held -= f.Slots
 		s.released(f.Task, f.Slots, held, lifecycle.TaskRunning) // its checkpoint counted above
 	}
-	if len(killing) > 0 || s.c.Jobs[ji].Running > 0 {
+	if len(killing) > 0 || s.c.Jobs[ji].Active > 0 {
 		// Its killing tasks hold their slots until their kill's end, after
 		// which the job is reported ended (killEnded): those the kill left
 		// killing (ended here, or later where the kill takes its time),

@@ -1,0 +1,63 @@
+package lifecycle
+
+// JobTasks is what a job's tasks say of its state (JobRecord.Settles,
+// Live): how many it has, how many hold slots (TaskState.Active:
+// starting, running, preempting or killing), and how many have ended
+// (TaskState.Terminal), of which how many failed and how many were
+// killed (by a kill or a time limit).
+//
+// Both drivers keep it by the same code: Add as a job's tasks are born,
+// Move at a change of a task's state, from → to, so that which states
+// count as what is decided here only, by the states' own Active and
+// Terminal (states.go), the ones the graph reads (graph.go). The master
+// moves it at every change of a task's stored state (master/taskcounts.go,
+// through setTask); the Cluster, whose records walk the graph with fewer
+// states (graph.go), where a change of a record moves its task between
+// those counts: a launch (Job.Launch: from waiting, queued or preempted,
+// which count alike, to running) and a record letting go of its slots
+// (Job.release: to the state it retires in). Its other changes, running
+// → preempting → killing, stay among the active states and count
+// nothing, and the records of a moved task's draining placement (or a
+// lost gang's parts left on nodes up) are no tasks of their own.
+//
+// The counts differ between the drivers where their tasks do: a kill
+// ends the master's queued tasks killed, where the Cluster drops its
+// waiting ones uncounted (Job.Cancel, whose job a kill has ended), and
+// the Cluster's waiting count (Job.Waiting) is its own.
+type JobTasks struct {
+	Tasks, Active, Ended, Failed, Killed int
+}
+
+// Add counts n more tasks of the job, born in state s: a submission's,
+// queued; those a restarted master reads back, each in its stored state.
+func (t *JobTasks) Add(s TaskState, n int) {
+	t.Tasks += n
+	t.count(s, n)
+}
+
+// Move counts one of the job's tasks going from state from to state to.
+func (t *JobTasks) Move(from, to TaskState) {
+	if from != to {
+		t.count(from, -1)
+		t.count(to, 1)
+	}
+}
+
+// count counts n tasks in state s, as what s says of a task: holding
+// slots, or ended, and failed or killed.
+func (t *JobTasks) count(s TaskState, n int) {
+	switch {
+	case s.Active():
+		t.Active += n
+	case !s.Terminal():
+		// queued or preempted: waiting, which the counts leave out
+	case s == TaskFailed:
+		t.Ended += n
+		t.Failed += n
+	case s == TaskKilled:
+		t.Ended += n
+		t.Killed += n
+	default:
+		t.Ended += n
+	}
+}
