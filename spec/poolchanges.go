@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"fmt"
 	"strconv"
 	"time"
 )
@@ -13,51 +12,25 @@ import (
 // reload changed, and a replay of a window that holds it why decisions
 // before it may differ. Line numbers are no change.
 func PoolChanges(was, now []Pool) []string {
-	old := make(map[string]Pool, len(was))
-	for _, p := range was {
-		old[p.Name] = p
-	}
-	var out []string
-	seen := map[string]bool{}
-	for _, p := range now {
-		seen[p.Name] = true
-		o, ok := old[p.Name]
-		if !ok {
-			out = append(out, fmt.Sprintf("pool %s added (policy %s)", p.Name, p.Policy))
-			continue
-		}
-		for _, d := range poolDiffs(o, p) {
-			out = append(out, "pool "+p.Name+": "+d)
-		}
-	}
-	for _, p := range was {
-		if !seen[p.Name] {
-			out = append(out, fmt.Sprintf("pool %s removed", p.Name))
-		}
-	}
-	return out
+	return entries[Pool]{kind: "pool", name: func(p Pool) string { return p.Name },
+		added: func(p Pool) string { return "policy " + string(p.Policy) }, diffs: poolDiffs, apart: true}.changes(was, now)
 }
 
 // poolDiffs lists the settings of one pool that differ, "field a → b".
 func poolDiffs(a, b Pool) []string {
-	var out []string
-	add := func(field, x, y string) {
-		if x != y {
-			out = append(out, fmt.Sprintf("%s %s → %s", field, x, y))
-		}
-	}
-	add("policy", string(a.Policy), string(b.Policy))
-	add("preemption", strconv.FormatBool(a.Preemption), strconv.FormatBool(b.Preemption))
-	add("backfill", strconv.FormatBool(a.Backfill), strconv.FormatBool(b.Backfill))
-	add("reservations", orNone(string(a.Reservations)), orNone(string(b.Reservations)))
-	add("placement", orNone(string(a.Placement)), orNone(string(b.Placement)))
-	add("min_run_time", Span(a.MinRunTime), Span(b.MinRunTime))
-	add("zero_slot_limit", strconv.Itoa(a.ZeroSlotLimit), strconv.Itoa(b.ZeroSlotLimit))
-	add("kill_grace", Span(a.KillGrace), Span(b.KillGrace))
+	var d differ
+	d.add("policy", string(a.Policy), string(b.Policy))
+	d.add("preemption", strconv.FormatBool(a.Preemption), strconv.FormatBool(b.Preemption))
+	d.add("backfill", strconv.FormatBool(a.Backfill), strconv.FormatBool(b.Backfill))
+	d.add("reservations", orNone(string(a.Reservations)), orNone(string(b.Reservations)))
+	d.add("placement", orNone(string(a.Placement)), orNone(string(b.Placement)))
+	d.add("min_run_time", Span(a.MinRunTime), Span(b.MinRunTime))
+	d.add("zero_slot_limit", strconv.Itoa(a.ZeroSlotLimit), strconv.Itoa(b.ZeroSlotLimit))
+	d.add("kill_grace", Span(a.KillGrace), Span(b.KillGrace))
 	if a.Multifactor != b.Multifactor {
-		out = append(out, "multifactor weights changed")
+		d = append(d, "multifactor weights changed")
 	}
-	return out
+	return d
 }
 
 func orNone(s string) string {

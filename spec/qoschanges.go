@@ -13,36 +13,14 @@ import (
 // "qos emergency: priority 100 → 50, preempt true → false", "qos x added
 // (priority 10)", "qos y removed". Line numbers are no change.
 func QOSChanges(was, now []QOS) []string {
-	old := make(map[string]QOS, len(was))
-	for _, q := range was {
-		old[q.Name] = q
-	}
-	var out []string
-	seen := map[string]bool{}
-	for _, q := range now {
-		seen[q.Name] = true
-		o, ok := old[q.Name]
-		if !ok {
-			out = append(out, fmt.Sprintf("qos %s added (priority %d%s)", q.Name, q.Priority, mayPreempt(q.Preempt)))
-			continue
-		}
-		var d []string
-		if o.Priority != q.Priority {
-			d = append(d, fmt.Sprintf("priority %d → %d", o.Priority, q.Priority))
-		}
-		if o.Preempt != q.Preempt {
-			d = append(d, fmt.Sprintf("preempt %t → %t", o.Preempt, q.Preempt))
-		}
-		if len(d) > 0 {
-			out = append(out, "qos "+q.Name+": "+strings.Join(d, ", "))
-		}
-	}
-	for _, q := range was {
-		if !seen[q.Name] {
-			out = append(out, fmt.Sprintf("qos %s removed", q.Name))
-		}
-	}
-	return out
+	return entries[QOS]{kind: "qos", name: func(q QOS) string { return q.Name },
+		added: func(q QOS) string { return fmt.Sprintf("priority %d%s", q.Priority, mayPreempt(q.Preempt)) },
+		diffs: func(a, b QOS) []string {
+			var d differ
+			d.add("priority", strconv.Itoa(a.Priority), strconv.Itoa(b.Priority))
+			d.add("preempt", strconv.FormatBool(a.Preempt), strconv.FormatBool(b.Preempt))
+			return d
+		}}.changes(was, now)
 }
 
 func mayPreempt(p bool) string {
