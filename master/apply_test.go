@@ -33,8 +33,10 @@ func TestApplierRechecks(t *testing.T) {
 			for _, j := range h.m.jobs {
 				for _, t := range j.tasks {
 					if t.rec.State == store.TaskQueued {
-						// The mirror's record and row say the same.
+						// The mirror's record, row and its job's
+						// counts say the same.
 						t.rec.State, t.State = store.TaskKilled, store.TaskKilled
+						j.count.move(store.TaskQueued, store.TaskKilled)
 					}
 				}
 			}
@@ -85,8 +87,9 @@ func TestApplierSkipsEndedVictim(t *testing.T) {
 		t.Fatalf("plan %+v, %v", plan, err)
 	}
 	victim := h.m.planner.view.allocs[plan.Preemptions[0].Alloc].t
-	// As if an earlier pass had asked it already: the mirror's record and
-	// row say the same.
+	// As if an earlier pass had asked it already: the mirror's record,
+	// row and its job's counts say the same.
+	victim.job.count.move(victim.rec.State, store.TaskPreempting)
 	victim.rec.State, victim.State = store.TaskPreempting, store.TaskPreempting
 	_, preempts, err := h.m.planner.apply(h.ctx, lifecycle.Decide(nil, plan, nil))
 	if err != nil || preempts != 0 {
