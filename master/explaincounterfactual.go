@@ -54,6 +54,13 @@ type cfFacts struct {
 	// shares are the jobs' fair shares (fairShares), once sharesDone.
 	shares     []int
 	sharesDone bool
+	// mf are the multifactor priorities of s's jobs where the maker
+	// computed them once for many jobs (preemptNotes); nil: whoever
+	// needs them computes them (mfCouldPreempt).
+	mf []sched.Factors
+	// byID indexes s's jobs by number where the maker did so for many
+	// jobs (preemptNotes); nil: preemptibleRef scans them.
+	byID map[int64]int
 }
 
 // liveFacts are the counterfactual's facts of the last pass, for the
@@ -114,11 +121,7 @@ func (f *cfFacts) counterfactual(ji int) *api.Counterfactual {
 	cf := &api.Counterfactual{Quota: why}
 	// Other jobs' ends first: the job ending would not start its own
 	// waiting tasks (explainown.go).
-	chosen, ends := pickNodes(s, othersOnly(s, nodes, ji), need)
-	own := !freesEnough(s, chosen, ends, need) && holdsOwn(s, nodes, ji)
-	if own {
-		chosen, ends = pickNodes(s, nodes, need)
-	}
+	chosen, ends, own := endsFor(s, nodes, ji, need)
 	for _, n := range chosen {
 		cf.Nodes = append(cf.Nodes, n.name)
 	}
@@ -143,6 +146,21 @@ func (f *cfFacts) counterfactual(ji int) *api.Counterfactual {
 		cf.Message += " " + cf.Quota
 	}
 	return cf
+}
+
+// endsFor picks where a task of job ji (need slots) could start soonest
+// on nodes, and the allocations that would have to end there (pickNodes):
+// other jobs' first; its own too (own) where theirs would not free
+// enough and it holds slots there, as its ending would not start its own
+// waiting tasks (explainown.go). The counterfactual and a waiting job's
+// listed preemption note (preemptListNote) both ask it.
+func endsFor(s *sched.Snapshot, nodes []*nodeUse, ji, need int) (chosen []*nodeUse, ends []int, own bool) {
+	chosen, ends = pickNodes(s, othersOnly(s, nodes, ji), need)
+	own = !freesEnough(s, chosen, ends, need) && holdsOwn(s, nodes, ji)
+	if own {
+		chosen, ends = pickNodes(s, nodes, need)
+	}
+	return chosen, ends, own
 }
 
 // jobLabel names a job in a message as the CLI names jobs: "10 (big)";
