@@ -58,8 +58,9 @@ type cfFacts struct {
 	// computed them once for many jobs (preemptNotes); nil: whoever
 	// needs them computes them (mfCouldPreempt).
 	mf []sched.Factors
-	// byID indexes s's jobs by number where the maker did so for many
-	// jobs (preemptNotes); nil: preemptibleRef scans them.
+	// byID indexes the jobs of s's allocations by number where the
+	// maker did so for many jobs (preemptNotes), whose refs are all of
+	// running jobs; nil: preemptibleRef scans s's jobs.
 	byID map[int64]int
 }
 
@@ -517,11 +518,21 @@ func fewestEnds(s *sched.Snapshot, n *nodeUse, need int) []int {
 	}
 	// Each allocation's facts once: the subsets read them 2^n times.
 	k := len(n.allocs)
-	slots, endAt, jobs := make([]int, k), make([]int64, k), make([]int, k)
+	// same[i] marks the allocations before i of i's job: a job counts
+	// once in a set, at its first allocation there.
+	slots, endAt, same := make([]int, k), make([]int64, k), make([]uint32, k)
 	for i, ai := range n.allocs {
-		slots[i], endAt[i], jobs[i] = allocSlotsOn(&s.Allocs[ai], n, s), endOf(s, ai), s.Allocs[ai].Job
+		slots[i], endAt[i] = allocSlotsOn(&s.Allocs[ai], n, s), endOf(s, ai)
+		for h := range i {
+			if s.Allocs[n.allocs[h]].Job == s.Allocs[ai].Job {
+				same[i] |= 1 << h
+			}
+		}
 	}
-	var best *choice
+	// best is a value, not a pointer to the loop's c, which made every
+	// subset a heap allocation (a pass asks it too: preemptListNote).
+	var best choice
+	found := false
 	for set := uint32(1); set < 1<<k; set++ {
 		c := choice{set: set}
 		free := n.free
@@ -532,26 +543,21 @@ func fewestEnds(s *sched.Snapshot, n *nodeUse, need int) []int {
 			free += slots[i]
 			c.slots += slots[i]
 			c.end = max(c.end, endAt[i])
-			// A job counts once, at its first allocation in the set.
-			dup := false
-			for h := range i {
-				dup = dup || (set&(1<<h) != 0 && jobs[h] == jobs[i])
-			}
-			if !dup {
+			if set&same[i] == 0 {
 				c.jobs++
 			}
 		}
 		if free < need {
 			continue
 		}
-		if best == nil || cmp.Or(cmp.Compare(c.jobs, best.jobs), cmp.Compare(c.end, best.end),
+		if !found || cmp.Or(cmp.Compare(c.jobs, best.jobs), cmp.Compare(c.end, best.end),
 			cmp.Compare(c.slots, best.slots), cmp.Compare(reverseBits(best.set), reverseBits(c.set))) < 0 {
-			best = &c
+			best, found = c, true
 		}
 	}
 	var ends []int
 	for i, ai := range n.allocs {
-		if best != nil && best.set&(1<<i) != 0 {
+		if found && best.set&(1<<i) != 0 {
 			ends = append(ends, ai)
 		}
 	}

@@ -231,9 +231,9 @@ func (pl *planner) notePending(plan *sched.Plan) {
 	var resized map[int]api.SlotChange
 	resizedKnown := false // checkpointing only; looked up at the first
 	down := newDownView(pl.m.nodes, &pl.snap)
-	var away *awayView               // no_nodes only; nil until one (awaynodes.go)
-	grows := growNotes{s: &pl.snap}  // growsfirst.go
-	preempts := preemptNotes{pl: pl} // preemptlist.go
+	var away *awayView                              // no_nodes only; nil until one (awaynodes.go)
+	grows := growNotes{s: &pl.snap}                 // growsfirst.go
+	preempts := preemptNotes{pl: pl, grows: &grows} // preemptlist.go
 	pl.m.pub.beginTurns()
 	for _, pe := range plan.Pending {
 		// Each job keeps one explanation and rewrites it: a pass over a

@@ -16,32 +16,40 @@ import (
 // (preemptConcerns), so that a long queue costs a check a job.
 
 // preemptNotes makes the preemption notes of one pass's waiting jobs:
-// the explanation's facts of the pass (liveFacts), with the multifactor
-// priorities and the jobs' index by number, made once, at the first job
-// the note concerns.
+// the explanation's facts of the pass (liveFacts), made at the first job
+// the note concerns, with the running jobs indexed by number (the jobs
+// that must end are theirs) and, for a multifactor pool, the pass's
+// multifactor priorities, shared with growNotes: each once a pass.
 type preemptNotes struct {
-	pl *planner
-	f  *cfFacts
+	pl    *planner
+	grows *growNotes
+	f     *cfFacts
 }
 
 // note is what waiting job pe.Job's message adds (pendingContext.preempt),
 // "" where preemptConcerns does not hold or preemptListNote has nothing.
 func (n *preemptNotes) note(pe sched.Pending) string {
-	if !preemptConcerns(&n.pl.snap, pe) {
+	s := &n.pl.snap
+	if !preemptConcerns(s, pe) {
 		return ""
 	}
 	if n.f == nil {
-		s := &n.pl.snap
 		n.f = liveFacts(n.pl.m, -1)
-		n.f.mf, _ = sched.PriorityFactors(s) // nil on error: mfCouldPreempt's own
-		n.f.byID = make(map[int64]int, len(s.Jobs))
-		for i := range s.Jobs {
-			if rec := n.f.rec(i); rec != nil {
-				n.f.byID[rec.ID] = i
-			} else if id, err := strconv.ParseInt(s.Jobs[i].ID, 10, 64); err == nil {
-				n.f.byID[id] = i
+		n.f.byID = map[int64]int{}
+		for ai := range s.Allocs {
+			ji := s.Allocs[ai].Job
+			if rec := n.f.rec(ji); rec != nil {
+				n.f.byID[rec.ID] = ji
+			} else if id, err := strconv.ParseInt(s.Jobs[ji].ID, 10, 64); err == nil {
+				n.f.byID[id] = ji
 			}
 		}
+	}
+	if n.f.mf == nil && s.Pools[s.Jobs[pe.Job].Pool].Policy == sched.PolicyMultifactor {
+		if n.grows.factors == nil {
+			n.grows.factors, _ = sched.PriorityFactors(s) // nil on error: mfCouldPreempt's own
+		}
+		n.f.mf = n.grows.factors
 	}
 	return preemptListNote(n.f, pe.Job)
 }
