@@ -54,6 +54,14 @@ type cfFacts struct {
 	// shares are the jobs' fair shares (fairShares), once sharesDone.
 	shares     []int
 	sharesDone bool
+	// mf are the multifactor priorities of s's jobs where the maker
+	// computed them once for many jobs (preemptNotes); nil: whoever
+	// needs them computes them (mfCouldPreempt).
+	mf []sched.Factors
+	// byID indexes the jobs of s's allocations by number where the
+	// maker did so for many jobs (preemptNotes), whose refs are all of
+	// running jobs; nil: preemptibleRef scans s's jobs.
+	byID map[int64]int
 }
 
 // liveFacts are the counterfactual's facts of the last pass, for the
@@ -114,11 +122,7 @@ func (f *cfFacts) counterfactual(ji int) *api.Counterfactual {
 	cf := &api.Counterfactual{Quota: why}
 	// Other jobs' ends first: the job ending would not start its own
 	// waiting tasks (explainown.go).
-	chosen, ends := pickNodes(s, othersOnly(s, nodes, ji), need)
-	own := !freesEnough(s, chosen, ends, need) && holdsOwn(s, nodes, ji)
-	if own {
-		chosen, ends = pickNodes(s, nodes, need)
-	}
+	chosen, ends, own := endsFor(s, nodes, ji, need)
 	for _, n := range chosen {
 		cf.Nodes = append(cf.Nodes, n.name)
 	}
@@ -143,6 +147,21 @@ func (f *cfFacts) counterfactual(ji int) *api.Counterfactual {
 		cf.Message += " " + cf.Quota
 	}
 	return cf
+}
+
+// endsFor picks where a task of job ji (need slots) could start soonest
+// on nodes, and the allocations that would have to end there (pickNodes):
+// other jobs' first; its own too (own) where theirs would not free
+// enough and it holds slots there, as its ending would not start its own
+// waiting tasks (explainown.go). The counterfactual and a waiting job's
+// listed preemption note (preemptListNote) both ask it.
+func endsFor(s *sched.Snapshot, nodes []*nodeUse, ji, need int) (chosen []*nodeUse, ends []int, own bool) {
+	chosen, ends = pickNodes(s, othersOnly(s, nodes, ji), need)
+	own = !freesEnough(s, chosen, ends, need) && holdsOwn(s, nodes, ji)
+	if own {
+		chosen, ends = pickNodes(s, nodes, need)
+	}
+	return chosen, ends, own
 }
 
 // jobLabel names a job in a message as the CLI names jobs: "10 (big)";
@@ -499,11 +518,21 @@ func fewestEnds(s *sched.Snapshot, n *nodeUse, need int) []int {
 	}
 	// Each allocation's facts once: the subsets read them 2^n times.
 	k := len(n.allocs)
-	slots, endAt, jobs := make([]int, k), make([]int64, k), make([]int, k)
+	// same[i] marks the allocations before i of i's job: a job counts
+	// once in a set, at its first allocation there.
+	slots, endAt, same := make([]int, k), make([]int64, k), make([]uint32, k)
 	for i, ai := range n.allocs {
-		slots[i], endAt[i], jobs[i] = allocSlotsOn(&s.Allocs[ai], n, s), endOf(s, ai), s.Allocs[ai].Job
+		slots[i], endAt[i] = allocSlotsOn(&s.Allocs[ai], n, s), endOf(s, ai)
+		for h := range i {
+			if s.Allocs[n.allocs[h]].Job == s.Allocs[ai].Job {
+				same[i] |= 1 << h
+			}
+		}
 	}
-	var best *choice
+	// best is a value, not a pointer to the loop's c, which made every
+	// subset a heap allocation (a pass asks it too: preemptListNote).
+	var best choice
+	found := false
 	for set := uint32(1); set < 1<<k; set++ {
 		c := choice{set: set}
 		free := n.free
@@ -514,26 +543,21 @@ func fewestEnds(s *sched.Snapshot, n *nodeUse, need int) []int {
 			free += slots[i]
 			c.slots += slots[i]
 			c.end = max(c.end, endAt[i])
-			// A job counts once, at its first allocation in the set.
-			dup := false
-			for h := range i {
-				dup = dup || (set&(1<<h) != 0 && jobs[h] == jobs[i])
-			}
-			if !dup {
+			if set&same[i] == 0 {
 				c.jobs++
 			}
 		}
 		if free < need {
 			continue
 		}
-		if best == nil || cmp.Or(cmp.Compare(c.jobs, best.jobs), cmp.Compare(c.end, best.end),
+		if !found || cmp.Or(cmp.Compare(c.jobs, best.jobs), cmp.Compare(c.end, best.end),
 			cmp.Compare(c.slots, best.slots), cmp.Compare(reverseBits(best.set), reverseBits(c.set))) < 0 {
-			best = &c
+			best, found = c, true
 		}
 	}
 	var ends []int
 	for i, ai := range n.allocs {
-		if best != nil && best.set&(1<<i) != 0 {
+		if found && best.set&(1<<i) != 0 {
 			ends = append(ends, ai)
 		}
 	}

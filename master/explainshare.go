@@ -160,6 +160,10 @@ func (f *cfFacts) mustEndMessage(ji int, cf *api.Counterfactual) string {
 
 // preemptibleRef says whether the running job ref names is preemptible.
 func (f *cfFacts) preemptibleRef(r api.JobRef) bool {
+	if f.byID != nil {
+		i, ok := f.byID[r.ID]
+		return ok && f.s.Jobs[i].Preemptible
+	}
 	for i := range f.s.Jobs {
 		if rec := f.rec(i); rec != nil && rec.ID == r.ID {
 			return f.s.Jobs[i].Preemptible

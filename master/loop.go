@@ -231,8 +231,9 @@ func (pl *planner) notePending(plan *sched.Plan) {
 	var resized map[int]api.SlotChange
 	resizedKnown := false // checkpointing only; looked up at the first
 	down := newDownView(pl.m.nodes, &pl.snap)
-	var away *awayView              // no_nodes only; nil until one (awaynodes.go)
-	grows := growNotes{s: &pl.snap} // growsfirst.go
+	var away *awayView                              // no_nodes only; nil until one (awaynodes.go)
+	grows := growNotes{s: &pl.snap}                 // growsfirst.go
+	preempts := preemptNotes{pl: pl, grows: &grows} // preemptlist.go
 	pl.m.pub.beginTurns()
 	for _, pe := range plan.Pending {
 		// Each job keeps one explanation and rewrites it: a pass over a
@@ -251,6 +252,7 @@ func (pl *planner) notePending(plan *sched.Plan) {
 		if pe.Reason == sched.ReasonReserved {
 			j.pendBuf.ctx.growsFirst = grows.note(pe.Job)
 		}
+		j.pendBuf.ctx.preempt = preempts.note(pe)
 		j.pendBuf.ctx.down = down.message(pe)
 		if (pe.Reason == sched.ReasonNoNodes || pe.Reason == sched.ReasonGPUType) && pe.Job >= 0 && pe.Job < len(pl.snap.Jobs) {
 			if away == nil {

@@ -257,6 +257,7 @@ func (p *pendingInfo) view() *api.Pending {
 	if pe.Reason == sched.ReasonReserved {
 		v.Message += p.ctx.growsFirst
 	}
+	v.Message += p.ctx.preempt
 	if p.blockerID != "" {
 		v.BlockedBy, _ = strconv.ParseInt(p.blockerID, 10, 64)
 	}
@@ -472,6 +473,10 @@ type pendingContext struct {
 	// growsFirst is what a reserved job's message adds where running
 	// elastic jobs that outrank it grow first (growNotes.note).
 	growsFirst string
+	// preempt is what the message of a job that its pool's rule may
+	// preempt for, but that waits for running jobs the rule keeps, adds
+	// (preemptNotes.note); "" for the others.
+	preempt string
 	// down is the message of a job that waits on its pool's lost or
 	// left nodes (downView.message); "" keeps the core's.
 	down string
