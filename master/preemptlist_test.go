@@ -1,9 +1,11 @@
 package master
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/store"
 )
 
 // TestPreemptConcerns: only a job waiting for slots (not behind another,
@@ -79,5 +81,48 @@ func BenchmarkPreemptNote(b *testing.B) {
 	}
 	if notes != 1 {
 		b.Fatalf("%d notes, want the head's", notes)
+	}
+}
+
+// TestPreemptNotesBounded: a pass works out at most maxPreemptNotes
+// notes, so that a thousand reserved jobs in a preempting pool do not
+// each search the running jobs under the master's lock; the head's note
+// is there while the pass has not spent them.
+func TestPreemptNotesBounded(t *testing.T) {
+	// busyMirror's shape, smaller: the race run of the package is long.
+	h := benchMirror(t, 200, func(i int) store.Job {
+		return store.Job{Name: fmt.Sprintf("j%d", i), Kind: store.KindCommand, Project: "default", User: "u",
+			Pool: "default", Priority: 10 + (i*37)%80, Weight: 1, Slots: 1 + i%4, Entrypoint: "e"}
+	})
+	h.agent("n00", 8)
+	h.agent("n01", 8)
+	h.step()
+	h.m.lock()
+	defer h.m.unlock()
+	pl := h.m.planner
+	var pending []sched.Pending
+	for _, j := range h.m.jobs {
+		if j.pending != nil {
+			pending = append(pending, j.pending.p)
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		made  int
+		notes int
+	}{{"notes left", 0, 1}, {"spent", maxPreemptNotes, 0}} {
+		t.Run(tc.name, func(t *testing.T) {
+			grows := growNotes{s: &pl.snap}
+			n := preemptNotes{pl: pl, grows: &grows, made: tc.made}
+			notes := 0
+			for _, pe := range pending {
+				if n.note(pe) != "" {
+					notes++
+				}
+			}
+			if (tc.notes == 0) != (notes == 0) {
+				t.Errorf("%d notes, want %s", notes, map[bool]string{true: "none", false: "the head's"}[tc.notes == 0])
+			}
+		})
 	}
 }

@@ -96,7 +96,7 @@ func BenchmarkBatchPublish(b *testing.B) {
 // each, job(i) giving the i-th (submitted now), stored in one transaction
 // and loaded as a restart loads them, without the per-release check of
 // the read view (it costs the size of the mirror).
-func benchMirror(b *testing.B, n int, job func(i int) store.Job) *harness {
+func benchMirror(b testing.TB, n int, job func(i int) store.Job) *harness {
 	v := verifyReads
 	verifyReads = nil
 	b.Cleanup(func() { verifyReads = v })

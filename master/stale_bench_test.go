@@ -53,7 +53,7 @@ func BenchmarkPassHoldsMu(b *testing.B) {
 
 // busyMirror is a master with 10,000 live jobs of one task each, of mixed
 // sizes and priorities, on 20 nodes of 8 GPUs that a first pass filled.
-func busyMirror(b *testing.B) *harness {
+func busyMirror(b testing.TB) *harness {
 	h := benchMirror(b, 10000, func(i int) store.Job {
 		return store.Job{Name: fmt.Sprintf("j%d", i), Kind: store.KindCommand, Project: "default", User: "u",
 			Pool: "default", Priority: 10 + (i*37)%80, Weight: 1, Slots: 1 + i%4, Entrypoint: "e"}
