@@ -217,13 +217,22 @@ func TestParseErrorsEvents(t *testing.T) {
 			`events[0]: node_down: unknown node "g-0": the entry "g" on line 5 (count: 2) makes the nodes "g-1" to "g-2"`},
 		{"node_down names a counted entry", jobs + "events:\n  - {at: 1h, node_down: g}\n", 13,
 			`events[0]: node_down: unknown node "g": the entry on line 5 makes 2 nodes (count: 2), named "g-1" to "g-2"; name one of them`},
-		{"node_down unknown node", jobs + "events:\n  - {at: 1h, node_down: tpu}\n", 13, `events[0]: node_down: unknown node "tpu" (nodes: g-1, g-2, c)`},
+		{"node_down unknown node", jobs + "events:\n  - {at: 1h, node_down: tpu}\n", 13, `events[0]: node_down: unknown node "tpu" (nodes: g-1 to g-2, c)`},
 		// scenario.md's node-2 where the nodes are n-1, n-2 (trial
 		// 2026-11-29g G10): the names that exist, the first few.
 		{"unknown node, the names listed", "pools:\n  - {name: p, policy: fifo, nodes: [{name: n, count: 2, slots: 4}]}\nevents:\n  - {at: 40m, node_down: node-2}\n", 4,
-			`events[0]: node_down: unknown node "node-2" (nodes: n-1, n-2)`},
+			`events[0]: node_down: unknown node "node-2" (nodes: n-1 to n-2)`},
 		{"unknown node, many nodes", "pools:\n  - {name: p, policy: fifo, nodes: [{name: n, count: 9, slots: 4}]}\nevents:\n  - {at: 40m, drain: m}\n", 4,
-			`events[0]: drain: unknown node "m" (nodes: n-1, n-2, n-3, n-4, n-5 and 4 more)`},
+			`events[0]: drain: unknown node "m" (nodes: n-1 to n-9)`},
+		// The entries are listed, a count's nodes as one, so that a large
+		// count hides no other entry; a name-1 of an entry without a count
+		// is pointed at the entry (trial 2026-11-29h H6).
+		{"unknown node, the entries listed", "pools:\n  - {name: p, policy: fifo, nodes: [{name: gpu, count: 12, slots: 4}, {name: big, slots: 8}]}\nevents:\n  - {at: 40m, drain: tpu}\n", 4,
+			`events[0]: drain: unknown node "tpu" (nodes: gpu-1 to gpu-12, big)`},
+		{"unknown node, the one node of an entry", "pools:\n  - {name: p, policy: fifo, nodes: [{name: gpu, count: 12, slots: 4}, {name: big, slots: 8}]}\nevents:\n  - {at: 40m, node_up: big-1}\n", 4,
+			`events[0]: node_up: unknown node "big-1"; did you mean "big"? (the entry on line 2 has no count, so its one node is named "big")`},
+		{"unknown node, many entries", "pools:\n  - {name: p, policy: fifo, nodes: [{name: a, slots: 1}, {name: b, slots: 1}, {name: c, count: 3, slots: 1}, {name: d, slots: 1}, {name: e, slots: 1}, {name: f, slots: 1}, {name: g, slots: 1}]}\nevents:\n  - {at: 40m, drain: zzz}\n", 4,
+			`events[0]: drain: unknown node "zzz" (nodes: a, b, c-1 to c-3, d, e and 2 more)`},
 		{"node_up unknown node", jobs + "events:\n  - {at: 1h, kill: asha}\n  - {at: 2h, node_up: gpu}\n", 14, `events[1]: node_up: unknown node "gpu"`},
 		{"node_down is a mapping", jobs + "events:\n  - {at: 1h, node_down: {node: c}}\n", 13, `events[0]: node_down: expected`},
 		{"drain unknown node", jobs + "events:\n  - {at: 1h, drain: tpu}\n", 13, `events[0]: drain: unknown node "tpu"`},
@@ -261,9 +270,9 @@ func TestParseErrorsEvents(t *testing.T) {
 		{"event with two actions", jobs + "events:\n  - at: 1h\n    kill: asha\n    set_weight: {job: asha, weight: 2}\n", 15,
 			"events[0]: set_weight: an event has one action, and this one already has kill"},
 		{"event without at", jobs + "events:\n  - {kill: asha}\n", 13, `events[0]: missing required field "at"`},
-		{"event unknown job", jobs + "events:\n  - {at: 1h, kill: ash}\n", 13, `events[0]: kill: unknown job "ash"; did you mean "asha"?`},
+		{"event unknown job", jobs + "events:\n  - {at: 1h, kill: ash}\n", 13, `events[0]: kill: unknown job "ash"; did you mean "asha"? (jobs: asha)`},
 		{"event unknown job in set_priority", jobs + "events:\n  - at: 1h\n    set_priority: {job: nope, priority: 3}\n", 14,
-			`events[0]: set_priority: job: unknown job "nope"`},
+			`events[0]: set_priority: job: unknown job "nope" (jobs: asha)`},
 		{"event priority out of range", jobs + "events:\n  - {at: 1h, set_priority: {job: asha, priority: 120}}\n", 13,
 			`events[0]: set_priority: priority: expected an integer from 1 to 99, got 120`},
 		{"event weight zero", jobs + "events:\n  - {at: 1h, set_weight: {job: asha, weight: 0}}\n", 13, `set_weight: weight: expected a number > 0`},
