@@ -105,16 +105,28 @@ const FenceKilled = "killed at the end of its grace"
 // non-preemptible job's that ran) it fails once lost_node_grace is over,
 // before the fence stops it; any other it ends and, if the job may run
 // again (preemptible, retries left), requeues. "Requeues the attempt
-// elsewhere" was said of all three (trial 2026-11-29g G8).
+// elsewhere" was said of all three (trial 2026-11-29g G8); the subject is
+// the master, as in agentd's variant (trial 2026-11-29h H6).
 func fenceWhy(silent time.Duration, held, killing bool) string {
-	then := "it ends the attempt, and requeues the task elsewhere if its job may run again"
+	then := "the master ends the attempt, and requeues the task elsewhere if its job may run again"
 	switch {
 	case killing:
-		then = "it ends the attempt, which was being killed"
+		then = "the master ends the attempt, which was being killed"
 	case held:
-		then = "it fails the attempt, as it held it only for lost_node_grace"
+		then = "the master fails the attempt, as it held it only for lost_node_grace"
 	}
 	return fmt.Sprintf(FenceStopped+": the agent was gone and the master not heard for %s, after which %s", silent.Round(time.Second), then)
+}
+
+// fenceAsk says what the task is asked for by deadline: to checkpoint
+// only when the attempt may be followed by another that resumes from it,
+// not when it was being killed or is failed (trial 2026-11-29h H6).
+func fenceAsk(held, killing bool, deadline time.Time) string {
+	what := "checkpoint and exit"
+	if held || killing {
+		what = "exit"
+	}
+	return fmt.Sprintf("the task must %s by %s", what, deadline.UTC().Format(time.DateTime+" MST"))
 }
 
 // stop asks the task to checkpoint, as Task.Preempt does (the preempt
@@ -134,8 +146,7 @@ func (fs *shimFence) stop(pgid int, silent time.Duration, deadline time.Time, he
 	}
 	// The shim's stderr is the task's: the line reaches the job's log
 	// through the output file, which the next agent delivers.
-	fmt.Fprintf(os.Stderr, "[allot task shim] %s: the task must checkpoint and exit by %s\n",
-		fs.why, deadline.UTC().Format(time.DateTime+" MST"))
+	fmt.Fprintf(os.Stderr, "[allot task shim] %s: %s\n", fs.why, fenceAsk(held, killing, deadline))
 	if !already {
 		_ = writeFileAtomic(fs.preemptFile, []byte(deadline.UTC().Format(time.RFC3339Nano)+"\n"))
 		_ = syscall.Kill(-pgid, fs.sig)

@@ -76,13 +76,13 @@ func TestShimFence(t *testing.T) {
 			true, ExitStatus{ExitCode: 3}, "", false, false, false},
 		{"not held: requeued if its job may run again", ignores,
 			FenceFile{AgentPID: gone, AgentTicks: 1, Fences: true, Contact: longAgo, AfterMS: 1000, GraceMS: 300},
-			false, ExitStatus{ExitCode: -1, Signal: "SIGKILL"}, "after which it ends the attempt, and requeues the task elsewhere if its job may run again", false, true, false},
+			false, ExitStatus{ExitCode: -1, Signal: "SIGKILL"}, "after which the master ends the attempt, and requeues the task elsewhere if its job may run again", false, true, false},
 		{"being killed when the agent went: not said to be requeued", notes,
 			FenceFile{AgentPID: gone, AgentTicks: 1, Fences: true, Contact: longAgo, AfterMS: 1000, GraceMS: 300},
-			false, ExitStatus{ExitCode: -1, Signal: "SIGKILL"}, "after which it ends the attempt, which was being killed; killed at the end of its grace", false, true, true},
+			false, ExitStatus{ExitCode: -1, Signal: "SIGKILL"}, "after which the master ends the attempt, which was being killed; killed at the end of its grace", false, true, true},
 		{"held through the loss, its time come: failed", ignores,
 			FenceFile{AgentPID: gone, AgentTicks: 1, Fences: true, Contact: longAgo, AfterMS: 3_600_000, HeldAfterMS: 1000, HeldGraceMS: 300, Held: []string{id}},
-			false, ExitStatus{ExitCode: -1, Signal: "SIGKILL"}, "after which it fails the attempt, as it held it only for lost_node_grace", false, true, false},
+			false, ExitStatus{ExitCode: -1, Signal: "SIGKILL"}, "after which the master fails the attempt, as it held it only for lost_node_grace", false, true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -146,7 +146,7 @@ func runCompare(stdout, stderr io.Writer, path string, f compareFlags) error {
 	for i, set := range sets {
 		if replays[i], err = w.Open(set); err != nil {
 			closeAll(replays)
-			return fmt.Errorf("run %q: %w", set.Name, err)
+			return fmt.Errorf("run %q: %w", set.Name, openError("", err))
 		}
 	}
 	defer closeAll(replays)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -105,7 +106,7 @@ func runSim(stdout, stderr io.Writer, path string, f simFlags) error {
 	warnScenario(stderr, w)
 	rp, err := w.Open(set)
 	if err != nil {
-		return inFile(path, err)
+		return openError(path, err)
 	}
 	defer rp.Close()
 	bar := newProgress(stderr, f.progress && !f.quiet, rp, 1)
@@ -193,6 +194,22 @@ func noPresetWhy(name string) string {
 var poolNeeds = map[string]string{
 	string(sched.PolicyQuota):       "the projects' quotas",
 	string(sched.PolicyMultifactor): "the factors' weights and the accounts' shares",
+}
+
+// openError names the flag for an option set that does not fit a pool
+// of the workload (the file is not at fault, trial 2026-11-29h H3), and
+// path, unless "", for anything else.
+func openError(path string, err error) error {
+	var se *sim.SettingsError
+	switch {
+	case !errors.As(err, &se) && path == "":
+		return err
+	case se == nil:
+		return inFile(path, err)
+	case se.Key == "":
+		return fmt.Errorf("--set: %w", se.Err)
+	}
+	return fmt.Errorf("--set %s=%s: %w; drop %s from --set, which applies to every pool", se.Key, se.Value, se.Err, se.Key)
 }
 
 // inFile names path in err, unless err names it already (a trace's

@@ -266,3 +266,32 @@ func TestSimWarnsEarlyEvent(t *testing.T) {
 		})
 	}
 }
+
+// TestSimSetDoesNotFit: an option set that does not fit a pool of the
+// workload names the flag, not the file, which is not at fault (trial
+// 2026-11-29h H3), in allot sim and allot sim compare alike.
+func TestSimSetDoesNotFit(t *testing.T) {
+	quota := filepath.Join("..", "examples", "quota.yaml")
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"preemption off", []string{"sim", quota, "--set", "preemption=false"},
+			`--set preemption=false: pool "gpu" (quota) always reclaims quota by preemption; drop preemption from --set, which applies to every pool`},
+		{"preemption on", []string{"sim", quota, "--set", "placement=spread,preemption=true"},
+			`--set preemption=true: pool "gpu" (quota) always reclaims quota by preemption`},
+		{"compare", []string{"sim", "compare", quota, "--set", "name=np,preemption=false"},
+			`run "np": --set preemption=false: pool "gpu" (quota) always reclaims quota by preemption; drop preemption from --set`},
+		{"a setting of another policy", []string{"sim", quota, "--set", "serial=true"},
+			`--set: pool "gpu": serial applies only to policy fifo, not quota`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, err := run(t, c.args...)
+			if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "quota.yaml") {
+				t.Fatalf("error %v, want one containing %q and not naming the file", err, c.want)
+			}
+		})
+	}
+}

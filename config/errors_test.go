@@ -53,6 +53,9 @@ func TestParseErrorsFile(t *testing.T) {
 			"this looks like a scenario file (it has jobs, events), which allot sim reads"},
 		{"a job file", "name: train\nproject: vision\nentrypoint: python train.py\nresources: {slots: 4}\n", 3,
 			"this looks like a job file (it has entrypoint, resources), which allot submit reads"},
+		// A config with its own keys and a stray one of another kind gets
+		// the unknown field (trial 2026-11-29h H4).
+		{"stray scenario key", onePool + "jobs: []\n", 5, `unknown field "jobs" (known fields: pools,`},
 		{"duplicate key", onePool + "pools: []\n", 5, `duplicate key "pools" (first at line 2)`},
 		{"null key", "~: 1\n", 1, "expected a field name, got null"},
 		{"agent timeout zero", "agent_timeout: 0\n", 1, "agent_timeout: expected a duration > 0, got 0"},

@@ -36,7 +36,7 @@ func (p *parser) config(root *yaml.Node) *Config {
 	// One clear error rather than one per field another kind of file
 	// has and the master's format lacks (allot sim and allot submit say
 	// the converse).
-	if yamlfield.WrongKind(f, "allot master --config and allot config check read the master's configuration: pools, the nodes pinned to them, projects and users (docs/config.md)",
+	if yamlfield.WrongKind(f, yamlfield.ConfigFile, "allot master --config and allot config check read the master's configuration: pools, the nodes pinned to them, projects and users (docs/config.md)",
 		yamlfield.ScenarioFile, yamlfield.JobFile) {
 		return c
 	}

@@ -51,10 +51,15 @@ func TestParseErrorsFile(t *testing.T) {
 		{"list as key", head + "? [a]\n: 1\n", 3, "expected a field name, got a list"},
 		// Another kind of file is named once, for what it looks like, as
 		// allot config check and allot sim name it (trial 2026-11-29g G5).
-		{"a scenario", "pools:\n  - {name: p, policy: fifo, nodes: [{name: n, slots: 4}]}\njobs:\n  - {name: a, slots: 1, duration: 1h}\n", 4,
+		// At the key's line, not its first item's (trial 2026-11-29h H4).
+		{"a scenario", "pools:\n  - {name: p, policy: fifo, nodes: [{name: n, slots: 4}]}\njobs:\n  # one job\n  - {name: a, slots: 1, duration: 1h}\n", 3,
 			`jobs: this looks like a scenario file (it has jobs), which allot sim reads; allot submit reads a job file`},
-		{"the master's configuration", "pools:\n  - {name: p, policy: fifo}\nusers:\n  - {name: ana}\n", 4,
+		{"the master's configuration", "pools:\n  - {name: p, policy: fifo}\nusers:\n  - {name: ana}\n", 3,
 			`users: this looks like the master's configuration file (it has users), which allot master --config reads and allot config check checks; allot submit reads a job file`},
+		// A job file with a stray key of another kind is still a job
+		// file, with an unknown field (trial 2026-11-29h H4).
+		{"stray scenario key", head + "jobs: 3\n", 3, `unknown field "jobs" (known fields: name,`},
+		{"stray config key", head + "default_qos: high\n", 3, `unknown field "default_qos" (known fields: name,`},
 	})
 }
 

@@ -27,7 +27,7 @@ func (p *parser) job(root *yaml.Node) *Job {
 	}
 	// One clear error rather than the missing name and entrypoint and a
 	// "did you mean" for pools (trial 2026-11-29g G5).
-	if yamlfield.WrongKind(f, "allot submit reads a job file: its name, entrypoint and resources (docs/jobfile.md)",
+	if yamlfield.WrongKind(f, yamlfield.JobFile, "allot submit reads a job file: its name, entrypoint and resources (docs/jobfile.md)",
 		yamlfield.ScenarioFile, yamlfield.ConfigFile) {
 		return j
 	}

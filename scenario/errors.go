@@ -10,11 +10,13 @@ import (
 type Error = yamlfield.Error
 
 // format is how scenario files spell paths and values in errors: paths
-// joined with ": " and every value in "got ..." quoted.
+// joined with ": ", and numbers and booleans in "got ..." shown as
+// written (got 0), as config files show them, strings quoted.
 var format = yamlfield.Options{
-	Paths:    yamlfield.PathColons,
-	Expected: "a mapping with pools and jobs",
-	Document: "a scenario",
+	Paths:       yamlfield.PathColons,
+	BareNumbers: true,
+	Expected:    "a mapping with pools and jobs",
+	Document:    "a scenario",
 }
 
 // dialect is the scenario format's reading of the cluster spec: any

@@ -68,6 +68,10 @@ func TestParseErrorsFile(t *testing.T) {
 		{"duplicate top-level key", pools + "pools: []\n", 9, `duplicate key "pools" (first at line 1)`},
 		{"a master configuration", "pools:\n  - {name: a, policy: fifo}\ndefault_pool: a\nusers:\n  - {name: ana}\n", 3,
 			"this looks like the master's configuration file (it has default_pool, users), which allot master --config reads"},
+		// A scenario with a stray key of another kind is a scenario with
+		// an unknown field, not a config (trial 2026-11-29h H4).
+		{"stray config key", pools + "jobs: []\ndefault_qos: high\n", 10, `unknown field "default_qos" (known fields: pools,`},
+		{"stray job file key", pools + "jobs: []\nentrypoint: x\n", 10, `unknown field "entrypoint" (known fields: pools,`},
 		// As allot config check names a job file (trial 2026-11-29g G5).
 		{"a job file", "name: j\nentrypoint: train\nresources: {slots: 1}\n", 2,
 			"entrypoint: this looks like a job file (it has entrypoint, resources), which allot submit reads (allot submit FILE --dry-run checks one); allot sim reads a scenario"},
@@ -131,16 +135,16 @@ func TestParseErrorsPools(t *testing.T) {
 func TestParseErrorsNodes(t *testing.T) {
 	runErrorCases(t, []errorCase{
 		{"node count zero", "pools:\n- name: a\n  policy: fifo\n  nodes:\n  - {name: n, count: 0, slots: 1}\n", 5,
-			`pools[0] "a": nodes[0] "n": count: expected an integer from 1 to 100000, got "0"`},
+			`pools[0] "a": nodes[0] "n": count: expected an integer from 1 to 100000, got 0`},
 		{"node count huge", "pools: [{name: a, policy: fifo, nodes: [{name: n, count: 1000000000, slots: 1}]}]", 1,
 			"count: expected an integer from 1 to 100000"},
 		{"too many nodes in all", "pools: [{name: a, policy: fifo, nodes: [{name: n, count: 60000, slots: 1}, {name: m, count: 60000, slots: 1}]}]", 1,
 			"count: the file would have more than 100000 nodes"},
 		{"node slots zero", "pools:\n- name: a\n  policy: fifo\n  nodes:\n  - name: n\n    slots: 0\n", 6,
-			`nodes[0] "n": slots: expected an integer >= 1, got "0"`},
+			`nodes[0] "n": slots: expected an integer >= 1, got 0`},
 		{"node slots missing", "pools:\n- name: a\n  policy: fifo\n  nodes:\n  - name: n\n", 5, `nodes[0] "n": missing required field "slots"`},
 		{"node slots as string", "pools: [{name: a, policy: fifo, nodes: [{name: n, slots: '8'}]}]", 1, `slots: expected an integer >= 1, got "8"`},
-		{"node slots as float", "pools: [{name: a, policy: fifo, nodes: [{name: n, slots: 8.5}]}]", 1, `slots: expected an integer >= 1, got "8.5"`},
+		{"node slots as float", "pools: [{name: a, policy: fifo, nodes: [{name: n, slots: 8.5}]}]", 1, `slots: expected an integer >= 1, got 8.5`},
 		{"duplicate node across pools", pools + "  - name: more\n    policy: fifo\n    nodes: [{name: c, slots: 1}]\n", 11,
 			`pools[2] "more": nodes[0] "c": name: duplicate node name "c" (first at line 8)`},
 		{"duplicate node after expansion", "pools:\n- name: a\n  policy: fifo\n  nodes:\n  - {name: n-2, slots: 1}\n  - {name: n, count: 3, slots: 1}\n", 6,
@@ -160,33 +164,33 @@ func TestParseErrorsJobs(t *testing.T) {
 		{"job is a list", pools + "jobs:\n  - [asha]\n", 10, "jobs[0]: expected a mapping, got a list"},
 		{"job without name", pools + "jobs:\n  - {tasks: 2}\n", 10, `jobs[0]: missing required field "name"`},
 		{"job with empty name", pools + "jobs:\n  - {name: ''}\n", 10, `jobs[0]: name: expected a non-empty name`},
-		{"job name is a bool", pools + "jobs:\n  - {name: true}\n", 10, `jobs[0]: name: expected a string, got "true"`},
+		{"job name is a bool", pools + "jobs:\n  - {name: true}\n", 10, `jobs[0]: name: expected a string, got true`},
 		{"duplicate job", jobs + "  - {name: asha}\n", 12, `jobs[1]: name: duplicate job name "asha" (first at line 10)`},
 		{"unknown job field", jobs + "    prioity: 3\n", 12, `jobs[0] "asha": unknown field "prioity"; did you mean "priority"?`},
 		{"unknown kind", pools + "jobs:\n  - {name: a, kind: experment}\n", 10, `kind: unknown kind "experment"; did you mean "experiment"?`},
 		{"unknown pool", jobs + "    pool: gpus\n", 12, `jobs[0] "asha": pool: unknown pool "gpus"; did you mean "gpu"? (pools: gpu, cpu)`},
-		{"tasks zero", jobs + "    tasks: 0\n", 12, `tasks: expected an integer >= 1, got "0"`},
-		{"max_concurrent zero", jobs + "    max_concurrent: 0\n", 12, `max_concurrent: expected an integer >= 1, got "0"`},
-		{"negative slots", jobs + "    slots: -3\n", 12, `jobs[0] "asha": slots: expected an integer >= 0, got "-3"`},
+		{"tasks zero", jobs + "    tasks: 0\n", 12, `tasks: expected an integer >= 1, got 0`},
+		{"max_concurrent zero", jobs + "    max_concurrent: 0\n", 12, `max_concurrent: expected an integer >= 1, got 0`},
+		{"negative slots", jobs + "    slots: -3\n", 12, `jobs[0] "asha": slots: expected an integer >= 0, got -3`},
 		{"task larger than its pool", jobs + "    slots: 17\n", 12, `slots: a task needs 17 slots, but pool "gpu" has only 16 in all`},
 		{"task larger than a named pool", jobs + "    pool: cpu\n    slots: 5\n", 13, `pool "cpu" has only 4`},
 		{"malformed duration 9x", jobs + "    duration: 9x\n", 12, `duration: expected a duration (whole seconds like 90, or a string like 90s, 1h30m, 2d or 1:30:00), got "9x"`},
-		{"negative duration", jobs + "    duration: -5\n", 12, `duration: expected a duration >= 0, got "-5"`},
+		{"negative duration", jobs + "    duration: -5\n", 12, `duration: expected a duration >= 0, got -5`},
 		{"negative duration string", jobs + "    duration: -5s\n", 12, `duration: expected a duration >= 0, got "-5s"`},
 		{"fractional duration", jobs + "    duration: 1.5s\n", 12, `duration: expected a whole number of seconds, got "1.5s"`},
-		{"fractional duration number", jobs + "    submit: 1.5\n", 12, `submit: expected a whole number of seconds, got "1.5"`},
+		{"fractional duration number", jobs + "    submit: 1.5\n", 12, `submit: expected a whole number of seconds, got 1.5`},
 		{"sub-second duration", jobs + "    duration: 1500ms\n", 12, `whole number of seconds, got "1500ms"`},
 		{"unitless duration string", jobs + "    duration: '90'\n", 12, `expected a duration`},
 		{"duration too long", jobs + "    duration: 1e30\n", 12, "is too long"},
 		{"duration is a bool", jobs + "    duration: true\n", 12, `expected a duration (whole seconds`},
 		{"duration is null", jobs + "    duration:\n", 12, `expected a duration (whole seconds like 90, or a string like 90s, 1h30m, 2d or 1:30:00), got null`},
-		{"time_limit zero", jobs + "    time_limit: 0\n", 12, `time_limit: expected a duration > 0, got "0"`},
-		{"priority zero", jobs + "    priority: 0\n", 12, `priority: expected an integer from 1 to 99, got "0"`},
-		{"priority too high", jobs + "    priority: 100\n", 12, `priority: expected an integer from 1 to 99, got "100"`},
-		{"weight zero", jobs + "    weight: 0\n", 12, `weight: expected a number > 0, got "0"`},
-		{"weight negative", jobs + "    weight: -1.5\n", 12, `weight: expected a number > 0, got "-1.5"`},
-		{"weight nan", jobs + "    weight: .nan\n", 12, `weight: expected a number > 0, got ".nan"`},
-		{"preemptible wrong type", jobs + "    preemptible: 1\n", 12, `preemptible: expected true or false, got "1"`},
+		{"time_limit zero", jobs + "    time_limit: 0\n", 12, `time_limit: expected a duration > 0, got 0`},
+		{"priority zero", jobs + "    priority: 0\n", 12, `priority: expected an integer from 1 to 99, got 0`},
+		{"priority too high", jobs + "    priority: 100\n", 12, `priority: expected an integer from 1 to 99, got 100`},
+		{"weight zero", jobs + "    weight: 0\n", 12, `weight: expected a number > 0, got 0`},
+		{"weight negative", jobs + "    weight: -1.5\n", 12, `weight: expected a number > 0, got -1.5`},
+		{"weight nan", jobs + "    weight: .nan\n", 12, `weight: expected a number > 0, got .nan`},
+		{"preemptible wrong type", jobs + "    preemptible: 1\n", 12, `preemptible: expected true or false, got 1`},
 		{"tasks as a list", jobs + "    tasks: [1]\n", 12, `tasks: expected an integer >= 1, got a list`},
 		{"trace without path", pools + "jobs: {format: swf}\n", 9, `jobs: missing required field "trace"`},
 		{"trace unknown format", pools + "jobs: {trace: x, format: sfw}\n", 9, `jobs: format: unknown trace format "sfw"; did you mean "swf"?`},
@@ -213,13 +217,22 @@ func TestParseErrorsEvents(t *testing.T) {
 			`events[0]: node_down: unknown node "g-0": the entry "g" on line 5 (count: 2) makes the nodes "g-1" to "g-2"`},
 		{"node_down names a counted entry", jobs + "events:\n  - {at: 1h, node_down: g}\n", 13,
 			`events[0]: node_down: unknown node "g": the entry on line 5 makes 2 nodes (count: 2), named "g-1" to "g-2"; name one of them`},
-		{"node_down unknown node", jobs + "events:\n  - {at: 1h, node_down: tpu}\n", 13, `events[0]: node_down: unknown node "tpu" (nodes: g-1, g-2, c)`},
+		{"node_down unknown node", jobs + "events:\n  - {at: 1h, node_down: tpu}\n", 13, `events[0]: node_down: unknown node "tpu" (nodes: g-1 to g-2, c)`},
 		// scenario.md's node-2 where the nodes are n-1, n-2 (trial
 		// 2026-11-29g G10): the names that exist, the first few.
 		{"unknown node, the names listed", "pools:\n  - {name: p, policy: fifo, nodes: [{name: n, count: 2, slots: 4}]}\nevents:\n  - {at: 40m, node_down: node-2}\n", 4,
-			`events[0]: node_down: unknown node "node-2" (nodes: n-1, n-2)`},
+			`events[0]: node_down: unknown node "node-2" (nodes: n-1 to n-2)`},
 		{"unknown node, many nodes", "pools:\n  - {name: p, policy: fifo, nodes: [{name: n, count: 9, slots: 4}]}\nevents:\n  - {at: 40m, drain: m}\n", 4,
-			`events[0]: drain: unknown node "m" (nodes: n-1, n-2, n-3, n-4, n-5 and 4 more)`},
+			`events[0]: drain: unknown node "m" (nodes: n-1 to n-9)`},
+		// The entries are listed, a count's nodes as one, so that a large
+		// count hides no other entry; a name-1 of an entry without a count
+		// is pointed at the entry (trial 2026-11-29h H6).
+		{"unknown node, the entries listed", "pools:\n  - {name: p, policy: fifo, nodes: [{name: gpu, count: 12, slots: 4}, {name: big, slots: 8}]}\nevents:\n  - {at: 40m, drain: tpu}\n", 4,
+			`events[0]: drain: unknown node "tpu" (nodes: gpu-1 to gpu-12, big)`},
+		{"unknown node, the one node of an entry", "pools:\n  - {name: p, policy: fifo, nodes: [{name: gpu, count: 12, slots: 4}, {name: big, slots: 8}]}\nevents:\n  - {at: 40m, node_up: big-1}\n", 4,
+			`events[0]: node_up: unknown node "big-1"; did you mean "big"? (the entry on line 2 has no count, so its one node is named "big")`},
+		{"unknown node, many entries", "pools:\n  - {name: p, policy: fifo, nodes: [{name: a, slots: 1}, {name: b, slots: 1}, {name: c, count: 3, slots: 1}, {name: d, slots: 1}, {name: e, slots: 1}, {name: f, slots: 1}, {name: g, slots: 1}]}\nevents:\n  - {at: 40m, drain: zzz}\n", 4,
+			`events[0]: drain: unknown node "zzz" (nodes: a, b, c-1 to c-3, d, e and 2 more)`},
 		{"node_up unknown node", jobs + "events:\n  - {at: 1h, kill: asha}\n  - {at: 2h, node_up: gpu}\n", 14, `events[1]: node_up: unknown node "gpu"`},
 		{"node_down is a mapping", jobs + "events:\n  - {at: 1h, node_down: {node: c}}\n", 13, `events[0]: node_down: expected`},
 		{"drain unknown node", jobs + "events:\n  - {at: 1h, drain: tpu}\n", 13, `events[0]: drain: unknown node "tpu"`},
@@ -235,7 +248,7 @@ func TestParseErrorsEvents(t *testing.T) {
 		{"node_reshape without node", jobs + "events:\n  - {at: 1h, node_reshape: {slots: 2}}\n", 13,
 			`events[0]: node_reshape: missing required field "node"`},
 		{"node_reshape of no slots", jobs + "events:\n  - at: 1h\n    node_reshape:\n      node: c\n      slots: 0\n", 16,
-			`events[0]: node_reshape: slots: expected an integer >= 1, got "0"`},
+			`events[0]: node_reshape: slots: expected an integer >= 1, got 0`},
 		{"node_reshape unknown field", jobs + "events:\n  - {at: 1h, node_reshape: {node: c, slots: 2, poll: gpu}}\n", 13,
 			`events[0]: node_reshape: unknown field "poll"; did you mean "pool"?`},
 		{"node_reshape to an unknown pool", jobs + "events:\n  - at: 1h\n    node_reshape: {node: c, slots: 2, pool: gpus}\n", 14,
@@ -257,17 +270,17 @@ func TestParseErrorsEvents(t *testing.T) {
 		{"event with two actions", jobs + "events:\n  - at: 1h\n    kill: asha\n    set_weight: {job: asha, weight: 2}\n", 15,
 			"events[0]: set_weight: an event has one action, and this one already has kill"},
 		{"event without at", jobs + "events:\n  - {kill: asha}\n", 13, `events[0]: missing required field "at"`},
-		{"event unknown job", jobs + "events:\n  - {at: 1h, kill: ash}\n", 13, `events[0]: kill: unknown job "ash"; did you mean "asha"?`},
+		{"event unknown job", jobs + "events:\n  - {at: 1h, kill: ash}\n", 13, `events[0]: kill: unknown job "ash"; did you mean "asha"? (jobs: asha)`},
 		{"event unknown job in set_priority", jobs + "events:\n  - at: 1h\n    set_priority: {job: nope, priority: 3}\n", 14,
-			`events[0]: set_priority: job: unknown job "nope"`},
+			`events[0]: set_priority: job: unknown job "nope" (jobs: asha)`},
 		{"event priority out of range", jobs + "events:\n  - {at: 1h, set_priority: {job: asha, priority: 120}}\n", 13,
-			`events[0]: set_priority: priority: expected an integer from 1 to 99, got "120"`},
+			`events[0]: set_priority: priority: expected an integer from 1 to 99, got 120`},
 		{"event weight zero", jobs + "events:\n  - {at: 1h, set_weight: {job: asha, weight: 0}}\n", 13, `set_weight: weight: expected a number > 0`},
 		{"event set_weight missing weight", jobs + "events:\n  - {at: 1h, set_weight: {job: asha}}\n", 13, `set_weight: missing required field "weight"`},
 		{"event set_priority with weight", jobs + "events:\n  - {at: 1h, set_priority: {job: asha, weight: 2, priority: 1}}\n", 13,
 			`set_priority: unknown field "weight" (known fields: job, priority)`},
 		{"event set_priority is a scalar", jobs + "events:\n  - {at: 1h, set_priority: asha}\n", 13, `set_priority: expected a mapping, got "asha"`},
-		{"event negative at", jobs + "events:\n  - {at: -5, kill: asha}\n", 13, `at: expected a duration >= 0, got "-5"`},
+		{"event negative at", jobs + "events:\n  - {at: -5, kill: asha}\n", 13, `at: expected a duration >= 0, got -5`},
 		{"event unknown field", jobs + "events:\n  - {at: 1h, kill: asha, jbo: asha}\n", 13, `events[0]: unknown field "jbo" (known fields: at, kill, set_priority, set_weight, set_time_limit, set_qos, set_nice, node_down, node_up, drain, resume, node_delete, node_reshape, hold, release, requeue, after_pass, before)`},
 		{"event before unknown job", jobs + "events:\n  - {at: 0, drain: c, before: ash}\n", 13, `events[0]: before: unknown job "ash"; did you mean "asha"?`},
 		{"event before another instant", jobs + "events:\n  - {at: 1h, drain: c, before: asha}\n", 13,
@@ -277,15 +290,15 @@ func TestParseErrorsEvents(t *testing.T) {
 
 func TestParseErrorsMerge(t *testing.T) {
 	runErrorCases(t, []errorCase{
-		{"merge of a scalar", jobs + "  - {<<: 3, name: b}\n", 12, `jobs[1]: <<: expected a mapping or a list of mappings to merge, got "3"`},
-		{"merged bad value keeps the anchor's line", jobs + "    <<: &bad {slots: -1}\n  - {<<: *bad, name: b}\n", 12, `slots: expected an integer >= 0, got "-1"`},
+		{"merge of a scalar", jobs + "  - {<<: 3, name: b}\n", 12, `jobs[1]: <<: expected a mapping or a list of mappings to merge, got 3`},
+		{"merged bad value keeps the anchor's line", jobs + "    <<: &bad {slots: -1}\n  - {<<: *bad, name: b}\n", 12, `slots: expected an integer >= 0, got -1`},
 	})
 }
 
 // TestErrorFormat pins the exact shape of a message.
 func TestErrorFormat(t *testing.T) {
 	_, err := Parse("s.yaml", []byte(jobs+"    slots: -3\n"))
-	want := `s.yaml:12: jobs[0] "asha": slots: expected an integer >= 0, got "-3"`
+	want := `s.yaml:12: jobs[0] "asha": slots: expected an integer >= 0, got -3`
 	if err == nil || err.Error() != want {
 		t.Errorf("error = %v\nwant    %s", err, want)
 	}

@@ -81,7 +81,7 @@ func (p eventParser) checkBefore(f *yamlfield.Fields, e *Event, checkJobs bool) 
 	at, ok := p.jobSubmits[e.Before]
 	switch {
 	case !ok:
-		f.Errorf("before", "unknown job %s%s", yamlfield.Quote(e.Before), yamlfield.Suggest(e.Before, p.jobOrder))
+		f.Errorf("before", "%s", p.unknownJob(e.Before))
 	case at != e.At:
 		f.Errorf("before", "job %s is submitted at %ds, not at the event's time (%ds): an event comes before a submission of its own instant only",
 			yamlfield.Quote(e.Before), at, e.At)
@@ -245,24 +245,60 @@ func (p eventParser) checkEventNode(n *yaml.Node, path, node string) {
 		}
 		return
 	}
-	p.Errorf(n, path, "unknown node %s%s (nodes: %s)", yamlfield.Quote(node), yamlfield.Suggest(node, p.nodeOrder), listNodes(p.nodeOrder))
+	if line, ok := p.nodeLines[group]; in && ok {
+		// big-1 for the one node of an entry without a count (trial
+		// 2026-11-29h H6: the list of the first names hid "big").
+		p.Errorf(n, path, "unknown node %s; did you mean %s? (the entry on line %d has no count, so its one node is named %s)",
+			yamlfield.Quote(node), yamlfield.Quote(group), line, yamlfield.Quote(group))
+		return
+	}
+	entries := nodeEntries(p.nodeOrder, p.nodeGroups)
+	hint := yamlfield.Suggest(node, p.nodeOrder)
+	if hint == "" {
+		hint = yamlfield.Suggest(node, entries)
+	}
+	p.Errorf(n, path, "unknown node %s%s (nodes: %s)", yamlfield.Quote(node), hint, listNames(entries))
 }
 
-// shownNodes is how many node names an unknown node's error lists
-// before it counts the rest.
-const shownNodes = 5
+// nodeEntries is the file's nodes by entry: a group of nodes made by a
+// count as "gpu-1 to gpu-12", the others by name, so that a short list
+// shows every entry of a file with a large count before any "more".
+func nodeEntries(order []string, groups map[string]nodeGroup) []string {
+	var out []string
+	for i := 0; i < len(order); i++ {
+		name := order[i]
+		if j := strings.LastIndexByte(name, '-'); j > 0 && name[j+1:] == "1" {
+			if g, ok := groups[name[:j]]; ok && i+g.count <= len(order) && order[i+g.count-1] == name[:j]+"-"+strconv.Itoa(g.count) {
+				out = append(out, name+" to "+order[i+g.count-1])
+				i += g.count - 1
+				continue
+			}
+		}
+		out = append(out, name)
+	}
+	return out
+}
 
-// listNodes lists the first node names (file order: count's name-1,
-// name-2, ... as the file makes them) and counts the rest, as the
-// config's errors list what exists (trial 2026-11-29g G10).
-func listNodes(names []string) string {
+// shownNames is how many names an unknown node's or job's error lists
+// before it counts the rest.
+const shownNames = 5
+
+// listNames lists the first names (file order) and counts the rest, as
+// the config's errors list what exists (trial 2026-11-29g G10).
+func listNames(names []string) string {
 	if len(names) == 0 {
 		return "none"
 	}
-	if len(names) <= shownNodes+1 {
+	if len(names) <= shownNames+1 {
 		return strings.Join(names, ", ")
 	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:shownNodes], ", "), len(names)-shownNodes)
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:shownNames], ", "), len(names)-shownNames)
+}
+
+// unknownJob is the error's text for a job the file does not submit: a
+// likely spelling, and the jobs there are (trial 2026-11-29h H6).
+func (p eventParser) unknownJob(job string) string {
+	return fmt.Sprintf("unknown job %s%s (jobs: %s)", yamlfield.Quote(job), yamlfield.Suggest(job, p.jobOrder), listNames(p.jobOrder))
 }
 
 func (p eventParser) checkEventJob(n *yaml.Node, path, job string, checkJobs bool) {
@@ -272,5 +308,5 @@ func (p eventParser) checkEventJob(n *yaml.Node, path, job string, checkJobs boo
 	if _, ok := p.jobLines[job]; ok {
 		return
 	}
-	p.Errorf(n, path, "unknown job %s%s", yamlfield.Quote(job), yamlfield.Suggest(job, p.jobOrder))
+	p.Errorf(n, path, "%s", p.unknownJob(job))
 }

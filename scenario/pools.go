@@ -52,7 +52,7 @@ func (p *parser) scenario(root *yaml.Node) *Scenario {
 	// One clear error rather than one per field another kind of file
 	// has and a scenario lacks (config check and allot submit say the
 	// converse).
-	if yamlfield.WrongKind(f, "allot sim reads a scenario: pools with their nodes, and jobs or a trace (docs/scenario.md)",
+	if yamlfield.WrongKind(f, yamlfield.ScenarioFile, "allot sim reads a scenario: pools with their nodes, and jobs or a trace (docs/scenario.md)",
 		yamlfield.ConfigFile, yamlfield.JobFile) {
 		return s
 	}

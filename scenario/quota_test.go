@@ -170,11 +170,11 @@ func TestParseQuota(t *testing.T) {
 func TestParseErrorsQuota(t *testing.T) {
 	runErrorCases(t, []errorCase{
 		{"project without quota", quotaPools + "  - {name: x}\n", 13, `projects[5] "x": missing required field "quota"`},
-		{"negative quota", quotaPools + "  - {name: x, quota: -1}\n", 13, `projects[5] "x": quota: expected an integer >= 0, got "-1"`},
-		{"negative weight", quotaPools + "  - {name: x, quota: 1, over_quota_weight: -2}\n", 13, `over_quota_weight: expected a number > 0, got "-2"`},
+		{"negative quota", quotaPools + "  - {name: x, quota: -1}\n", 13, `projects[5] "x": quota: expected an integer >= 0, got -1`},
+		{"negative weight", quotaPools + "  - {name: x, quota: 1, over_quota_weight: -2}\n", 13, `over_quota_weight: expected a number > 0, got -2`},
 		// As the master's configuration (trial 2026-11-29g G3).
-		{"zero weight", quotaPools + "  - {name: x, quota: 1, over_quota_weight: 0}\n", 13, `projects[5] "x": over_quota_weight: expected a number > 0, got "0"`},
-		{"limit zero", quotaPools + "  - {name: x, quota: 1, limit: 0}\n", 13, `limit: expected an integer >= 1, got "0"`},
+		{"zero weight", quotaPools + "  - {name: x, quota: 1, over_quota_weight: 0}\n", 13, `projects[5] "x": over_quota_weight: expected a number > 0, got 0`},
+		{"limit zero", quotaPools + "  - {name: x, quota: 1, limit: 0}\n", 13, `limit: expected an integer >= 1, got 0`},
 		// The cluster spec's messages, shared with the master's
 		// configuration: the limit's says why it is wrong, the
 		// duplicate's path names the entry.
@@ -212,11 +212,11 @@ func TestParseErrorsQuota(t *testing.T) {
 		{"gpu in a pool without types", jobs + "    gpu: h100\n", 12, `gpu: pool "gpu" has no node of GPU type "h100": its nodes give no gpu`},
 		{"too big for its gpu type", quotaPools + "jobs:\n  - {name: j, kind: experiment, project: vision, gpu: h100, slots: 5}\n", 14,
 			`slots: a task needs 5 slots, but pool "gpu" has only 4 of GPU type "h100"`},
-		{"checkpoint_every zero", jobs + "    checkpoint_every: 0\n", 12, `checkpoint_every: expected a duration > 0, got "0"`},
+		{"checkpoint_every zero", jobs + "    checkpoint_every: 0\n", 12, `checkpoint_every: expected a duration > 0, got 0`},
 		{"checkpoint_every on a job neither preemptible nor elastic", pools + "jobs:\n  - {name: j, pool: cpu, checkpoint_every: 1h}\n", 10,
 			`checkpoint_every: this job is neither preemptible nor elastic, so checkpoint_every would never apply`},
 		{"unknown on_preempt", jobs + "    on_preempt: retry\n", 12, `on_preempt: unknown on_preempt "retry" (expected one of reschedule, fail)`},
-		{"negative max_retries", jobs + "    max_retries: -1\n", 12, `max_retries: expected an integer >= 0, got "-1"`},
+		{"negative max_retries", jobs + "    max_retries: -1\n", 12, `max_retries: expected an integer >= 0, got -1`},
 		{"quota on a priority pool", "pools: [{name: a, policy: priority, quota: 2, nodes: [{name: n, slots: 4}]}]", 1,
 			`quota: only quota pools take a quota, and this pool's policy is priority`},
 		{"project in a pool with a quota", osmoPools + "jobs:\n  - {name: j, pool: pool2, project: x}\n", 15,
@@ -255,8 +255,8 @@ func TestParseErrorsQuota(t *testing.T) {
 		{"license without a licenses section", jobs + "    licenses: {matlab: 2}\n", 12, `licenses: unknown license "matlab": the file has no licenses section`},
 		{"unknown license", withQOS + "  - {name: j, licenses: {matlb: 1}}\n", 12, `licenses: unknown license "matlb"; did you mean "matlab"? (licenses: matlab, ansys)`},
 		{"more licenses than exist", withQOS + "  - {name: j, licenses: {ansys: 3}}\n", 12, `licenses: a task needs 3 "ansys" licenses, but there are only 2 in all`},
-		{"license count zero", jobs + "    licenses: {matlab: 0}\n", 12, `licenses: matlab: expected an integer >= 1, got "0"`},
-		{"license total negative", pools + "licenses: {matlab: -1}\n", 9, `licenses: matlab: expected an integer >= 0, got "-1"`},
+		{"license count zero", jobs + "    licenses: {matlab: 0}\n", 12, `licenses: matlab: expected an integer >= 1, got 0`},
+		{"license total negative", pools + "licenses: {matlab: -1}\n", 9, `licenses: matlab: expected an integer >= 0, got -1`},
 		{"min_slots above slots", jobs + "    min_slots: 2\n", 12, `min_slots: min_slots 2 is more than the 1 slots a task asks for`},
 		{"max_slots below min_slots", jobs + "    min_slots: 4\n    max_slots: 2\n", 12, `min_slots: min_slots 4 is more than the 2 slots a task asks for`},
 		{"max_slots and slots disagree", jobs + "    slots: 4\n    min_slots: 1\n    max_slots: 2\n", 14, `max_slots: slots 4 and max_slots 2 both give the size a task asks for; give one`},

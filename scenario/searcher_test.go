@@ -91,9 +91,9 @@ func TestParseErrorsSearcher(t *testing.T) {
 		{"steps fall", exp + sr + "    trials: [{metric: [[3, 0.5], [1, 0.4]]}, {metric: []}]\n", 14,
 			"trials[0]: metric[1]: step 1 comes after step 3: steps must rise"},
 		{"step past max_length", exp + sr + "    trials: [{metric: [[10, 0.5]]}, {metric: []}]\n", 14,
-			`metric[0]: expected a step from 0 to max_length (9), got "10"`},
+			`metric[0]: expected a step from 0 to max_length (9), got 10`},
 		{"value not a number", exp + sr + "    trials: [{metric: [[1, .nan]]}, {metric: []}]\n", 14,
-			`metric[0]: expected a finite number, got ".nan"`},
+			`metric[0]: expected a finite number, got .nan`},
 		{"unknown trial field", exp + sr + "    trials: [{metric: [], metrics: []}, {metric: []}]\n", 14,
 			`trials[0]: unknown field "metrics"`},
 		{"trials and curve", exp + sr + two + "    curve: {start: 1, limit: 0, rate: 1}\n", 15,
@@ -102,7 +102,7 @@ func TestParseErrorsSearcher(t *testing.T) {
 		{"limits per trial", exp + sr + "    curve: {start: 1, limit: [0, 0.1, 0.2], rate: 1}\n", 14,
 			"curve: limit: 3 values, but searcher.max_trials is 2"},
 		{"rate not positive", exp + sr + "    curve: {start: 1, limit: 0, rate: [1, 0]}\n", 14,
-			`curve: rate[1]: expected a number > 0, got "0"`},
+			`curve: rate[1]: expected a number > 0, got 0`},
 		{"curve without start", exp + sr + "    curve: {limit: 0, rate: 1}\n", 14, `curve: missing required field "start"`},
 	})
 }

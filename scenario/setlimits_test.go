@@ -53,7 +53,7 @@ func TestSetLimitEvents(t *testing.T) {
 func TestParseErrorsSetLimits(t *testing.T) {
 	runErrorCases(t, []errorCase{
 		{"set_time_limit negative", limitsFile + "events:\n  - {at: 1m, set_time_limit: {job: a, time_limit: -5}}\n", 9,
-			`events[0]: set_time_limit: time_limit: expected a duration >= 0, got "-5"`},
+			`events[0]: set_time_limit: time_limit: expected a duration >= 0, got -5`},
 		{"set_time_limit missing time_limit", limitsFile + "events:\n  - {at: 1m, set_time_limit: {job: a}}\n", 9,
 			`set_time_limit: missing required field "time_limit"`},
 		{"set_time_limit unknown job", limitsFile + "events:\n  - {at: 1m, set_time_limit: {job: c, time_limit: 1h}}\n", 9,
@@ -65,7 +65,7 @@ func TestParseErrorsSetLimits(t *testing.T) {
 		{"set_nice in a fifo pool", limitsFile + "events:\n  - {at: 1m, set_nice: {job: b, nice: 5}}\n", 9,
 			`set_nice: job: job "b" runs in pool "f", whose policy is fifo: only multifactor pools compute a priority for nice to adjust`},
 		{"set_nice out of range", limitsFile + "events:\n  - {at: 1m, set_nice: {job: a, nice: 2000000000}}\n", 9,
-			`set_nice: nice: expected an integer from -1000000000 to 1000000000, got "2000000000"`},
+			`set_nice: nice: expected an integer from -1000000000 to 1000000000, got 2000000000`},
 		{"set_nice missing nice", limitsFile + "events:\n  - {at: 1m, set_nice: {job: a}}\n", 9,
 			`set_nice: missing required field "nice"`},
 	})

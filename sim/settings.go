@@ -178,10 +178,33 @@ func (s *Settings) apply(p *Pool) error {
 	if s.Preemption != nil && p.Policy == sched.PolicyQuota {
 		// Either value would be ignored in silence, as a scenario file's
 		// preemption field of a quota pool would (spec.CheckPolicy).
-		return fmt.Errorf("pool %q: quota pools always reclaim quota by preemption; leave preemption out", p.Name)
+		return &SettingsError{Key: "preemption", Value: strconv.FormatBool(*s.Preemption),
+			Err: fmt.Errorf("pool %q (quota) always reclaims quota by preemption", p.Name)}
 	}
-	return checkPool(&p.Pool)
+	if err := checkPool(&p.Pool); err != nil {
+		return &SettingsError{Err: err}
+	}
+	return nil
 }
+
+// SettingsError is an option set that does not fit a pool of the
+// workload: the option set is at fault, not the file, so a command names
+// its flag rather than the file (trial 2026-11-29h H3). Key and Value
+// name the one setting at fault, when one is ("preemption", "false"); the
+// settings apply to every pool, so the remedy is to drop it.
+type SettingsError struct {
+	Key, Value string
+	Err        error
+}
+
+func (e *SettingsError) Error() string {
+	if e.Key == "" {
+		return e.Err.Error()
+	}
+	return fmt.Sprintf("%s=%s: %v; drop %s from the option set", e.Key, e.Value, e.Err, e.Key)
+}
+
+func (e *SettingsError) Unwrap() error { return e.Err }
 
 // checkPool rejects settings that do not belong to the pool's policy.
 func checkPool(p *sched.Pool) error {

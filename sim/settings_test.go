@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -111,8 +112,10 @@ func TestQuotaPoolTakesNoPreemption(t *testing.T) {
 			}
 			p := Pool{Pool: sched.Pool{Name: "q", Policy: sched.PolicyQuota, Placement: sched.PlaceBinpack}}
 			err = s.apply(&p)
-			if err == nil || !strings.Contains(err.Error(), `pool "q": quota pools always reclaim quota by preemption`) {
-				t.Fatalf("error %v, want the quota pool's preemption refused", err)
+			var se *SettingsError
+			if !errors.As(err, &se) || se.Key != "preemption" ||
+				!strings.Contains(err.Error(), `pool "q" (quota) always reclaims quota by preemption; drop preemption from the option set`) {
+				t.Fatalf("error %v, want the quota pool's preemption refused as the option set's fault", err)
 			}
 		})
 	}

@@ -171,7 +171,11 @@ func (s *csvReader) readColumns() error {
 		}
 	}
 	if len(missing) > 0 {
-		return &Error{File: s.name, Line: line, Err: fmt.Errorf("missing column %s", strings.Join(missing, ", "))}
+		noun := "column"
+		if len(missing) > 1 {
+			noun = "columns"
+		}
+		return &Error{File: s.name, Line: line, Err: fmt.Errorf("missing %s %s", noun, strings.Join(missing, ", "))}
 	}
 	return nil
 }

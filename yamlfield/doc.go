@@ -21,9 +21,10 @@
 //
 // FileKind (filekind.go) is the one table of the top-level keys that
 // tell the module's files apart (the master's configuration, a scenario,
-// a job file); each format's parser calls WrongKind with the other
-// kinds, so a file given to the wrong command gets one error naming what
-// it looks like.
+// a job file); each format's parser calls WrongKind with its own kind
+// and the others, so a file given to the wrong command gets one error
+// naming what it looks like, at the key's line; a file that has keys of
+// its own kind too gets the ordinary unknown-field error instead.
 //
 // # Invariants
 //

@@ -32,23 +32,36 @@ var (
 		Keys: []string{"entrypoint", "resources", "searcher", "hyperparameters", "environment"}}
 )
 
-// WrongKind reports, at the first such key, that the mapping f (a file's
-// top level) looks like the first of kinds whose keys it has, and says
-// what the caller reads instead (reads: "allot sim reads a scenario:
-// ..."). It reports whether it did, when the caller should read no
-// further.
-func WrongKind(f *Fields, reads string, kinds ...FileKind) bool {
+// WrongKind reports, at the line of the first such key, that the
+// mapping f (a file's top level) looks like the first of kinds whose keys
+// it has, and says what the caller reads instead (reads: "allot sim reads
+// a scenario: ..."). A file that has any of own's keys is of the kind
+// expected, with a stray key, so it says nothing then: the caller's
+// unknown-field error, with its "did you mean", fits better (trial
+// 2026-11-29h H4: a scenario with jobs and a default_qos copied from a
+// config is no config). It reports whether it did, when the caller should
+// read no further.
+func WrongKind(f *Fields, own FileKind, reads string, kinds ...FileKind) bool {
+	if len(present(f, own)) > 0 {
+		return false
+	}
 	for _, k := range kinds {
-		var keys []string
-		for _, key := range k.Keys {
-			if f.Node(key) != nil {
-				keys = append(keys, key)
-			}
-		}
-		if len(keys) > 0 {
-			f.Errorf(keys[0], "this looks like %s (it has %s), %s; %s", k.What, strings.Join(keys, ", "), k.ReadBy, reads)
+		if keys := present(f, k); len(keys) > 0 {
+			f.p.ErrorAt(f.KeyLine(keys[0]), f.p.Join(f.Path, keys[0]), nil,
+				"this looks like %s (it has %s), %s; %s", k.What, strings.Join(keys, ", "), k.ReadBy, reads)
 			return true
 		}
 	}
 	return false
+}
+
+// present returns those of k's keys that f has, in k's order.
+func present(f *Fields, k FileKind) []string {
+	var keys []string
+	for _, key := range k.Keys {
+		if f.Node(key) != nil {
+			keys = append(keys, key)
+		}
+	}
+	return keys
 }
