@@ -251,14 +251,15 @@ func (rl reloader) recordMoves(ctx context.Context, cfg *config.Config, changes 
 
 // configChanges says what a reload from was to now changes in what the
 // scheduler decides by: the pools' settings, the projects', the
-// licenses' totals, the QOS levels' priorities and preemption and the
-// usage decay (spec.PoolChanges, ProjectChanges, LicenseChanges,
-// QOSChanges, DecayChanges), for the reply and the record the what-if
+// licenses' totals, the QOS levels' priorities and preemption, the
+// default QOS and the usage decay (spec.PoolChanges, ProjectChanges,
+// LicenseChanges, QOSChanges, DefaultQOSChanges, DecayChanges), for the reply and the record the what-if
 // export notes.
 func configChanges(was, now *config.Config) []string {
 	return slices.Concat(spec.PoolChanges(specPools(was), specPools(now)),
 		spec.ProjectChanges(was.Projects, now.Projects), spec.LicenseChanges(was.Licenses, now.Licenses),
-		spec.QOSChanges(was.QOS, now.QOS), spec.DecayChanges(was.Decay, now.Decay))
+		spec.QOSChanges(was.QOS, now.QOS), spec.DefaultQOSChanges(was.DefaultQOS, now.DefaultQOS),
+		spec.DecayChanges(was.Decay, now.Decay))
 }
 
 // specPools is the pools' settings both formats share.
