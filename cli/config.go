@@ -56,13 +56,13 @@ docs/config.md describes the format.`,
 errors is refused as a whole, and the master keeps running with the
 configuration it has; the error names the file, line and field. A reload
 that is taken says what it changed in the pools' scheduling settings,
-the projects', the licenses' totals, the QOS levels and the usage decay
-("changed: pool hpc: reservations
-easy → conservative", "changed: license matlab: total 1 → 0"); the
-what-if export notes such changes in its window (allot history check).
-A reload that drops a pool, project or license that live jobs use is
-refused, naming them; warnings (on stderr) name live jobs the reload
-leaves waiting or running under settings they no longer meet.`,
+the projects', the licenses' totals, the QOS levels, default_qos and the
+usage decay ("changed: pool hpc: reservations easy → conservative",
+"changed: license matlab: total 1 → 0"); the what-if export notes such
+changes in its window (allot history check). A reload that drops a pool,
+project, license or QOS level that live jobs use is refused, naming them;
+warnings (on stderr) name live jobs the reload leaves waiting or running
+under settings they no longer meet.`,
 		Example: "  allot config reload --master http://master:8080",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

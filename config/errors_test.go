@@ -59,7 +59,7 @@ func TestParseErrorsFile(t *testing.T) {
 		{"duplicate key", onePool + "pools: []\n", 5, `duplicate key "pools" (first at line 2)`},
 		{"null key", "~: 1\n", 1, "expected a field name, got null"},
 		{"agent timeout zero", "agent_timeout: 0\n", 1, "agent_timeout: expected a duration > 0, got 0"},
-		{"agent timeout negative", "agent_timeout: -5s\n", 1, `agent_timeout: expected a duration >= 0, got "-5s"`},
+		{"agent timeout negative", "agent_timeout: -5s\n", 1, `agent_timeout: expected a duration > 0, got "-5s"`},
 		{"agent timeout sub-second", "agent_timeout: 1500ms\n", 1, `agent_timeout: expected a whole number of seconds, got "1500ms"`},
 		{"agent timeout garbage", "agent_timeout: soon\n", 1, "agent_timeout: expected a duration"},
 		{"lost node grace negative", "lost_node_grace: -1m\n", 1, `lost_node_grace: expected a duration >= 0, got "-1m"`},

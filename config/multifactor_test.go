@@ -176,5 +176,8 @@ func TestParseErrorsFairShare(t *testing.T) {
 		{"decay factor above one", "decay: {per_period: 1.5}\n", 1, "decay: per_period: expected a factor in (0, 1] (1: usage never decays), got 1.5"},
 		{"decay factor zero", "decay: {per_period: 0}\n", 1, "per_period: expected a factor in (0, 1] (1: usage never decays), got 0"},
 		{"decay zero period", "decay: {period: 0, half_life: 24h}\n", 1, "decay: period: expected a duration > 0, got 0"},
+		{"decay negative half-life (trial 29h H6)", "decay: {half_life: -1h}\n", 1, `decay: half_life: expected a duration > 0, got "-1h"`},
+		{"decay zero half-life", "decay: {half_life: 0}\n", 1, "decay: half_life: expected a duration > 0, got 0"},
+		{"negative max age", mf("multifactor: {age: 1, max_age: -1}"), 3, "multifactor: max_age: expected a duration > 0, got -1"},
 	})
 }

@@ -150,7 +150,7 @@ func TestParseErrorsResources(t *testing.T) {
 			"resources.preemptible: LOW-class work (priority 60-99) is always preemptible"},
 		{"low priority number not preemptible", head + "resources: {priority: 70, preemptible: false}\n", 3, "always preemptible"},
 		{"time_limit zero", head + "resources: {time_limit: 0}\n", 3, "resources.time_limit: expected a duration > 0, got 0"},
-		{"time_limit negative", head + "resources: {time_limit: -5s}\n", 3, `expected a duration >= 0, got "-5s"`},
+		{"time_limit negative", head + "resources: {time_limit: -5s}\n", 3, `expected a duration > 0, got "-5s"`},
 		{"time_limit fractional", head + "resources: {time_limit: 1.5}\n", 3, "expected a whole number of seconds, got 1.5"},
 		{"time_limit sub-second", head + "resources: {time_limit: 1500ms}\n", 3, `expected a whole number of seconds, got "1500ms"`},
 		{"time_limit garbage", head + "resources: {time_limit: soon}\n", 3, `expected a duration (whole seconds like 90, or a string like 90s, 1h30m, 2d or 1:30:00), got "soon"`},

@@ -88,8 +88,9 @@ func poolConfig(cfg *config.Config, name string) *config.Pool {
 // invalid file changes nothing and the error (an *httpError with status
 // 400 through the API) says why. A configuration that drops a pool that
 // live jobs use is refused, and so is one that drops a project that
-// live jobs belong to (checkJobProjects), or a license that live jobs
-// hold or wait for (checkJobLicenses). A refusal is logged here, whoever asked
+// live jobs belong to (checkJobProjects), a license that live jobs
+// hold or wait for (checkJobLicenses), or a QOS level that live jobs
+// name (checkJobQOS). A refusal is logged here, whoever asked
 // (SIGHUP or the API), since the log is where an operator looks for why
 // the file on disk is not in force. Callers must not hold mu.
 func (m *Master) Reload(ctx context.Context) error {
@@ -152,6 +153,9 @@ func (rl reloader) reload(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	if err := rl.checkJobLicenses(cfg); err != nil {
+		return nil, err
+	}
+	if err := rl.checkJobQOS(cfg); err != nil {
 		return nil, err
 	}
 	oldFair := m.fair
@@ -247,14 +251,15 @@ func (rl reloader) recordMoves(ctx context.Context, cfg *config.Config, changes 
 
 // configChanges says what a reload from was to now changes in what the
 // scheduler decides by: the pools' settings, the projects', the
-// licenses' totals, the QOS levels' priorities and preemption and the
-// usage decay (spec.PoolChanges, ProjectChanges, LicenseChanges,
-// QOSChanges, DecayChanges), for the reply and the record the what-if
+// licenses' totals, the QOS levels' priorities and preemption, the
+// default QOS and the usage decay (spec.PoolChanges, ProjectChanges,
+// LicenseChanges, QOSChanges, DefaultQOSChanges, DecayChanges), for the reply and the record the what-if
 // export notes.
 func configChanges(was, now *config.Config) []string {
 	return slices.Concat(spec.PoolChanges(specPools(was), specPools(now)),
 		spec.ProjectChanges(was.Projects, now.Projects), spec.LicenseChanges(was.Licenses, now.Licenses),
-		spec.QOSChanges(was.QOS, now.QOS), spec.DecayChanges(was.Decay, now.Decay))
+		spec.QOSChanges(was.QOS, now.QOS), spec.DefaultQOSChanges(was.DefaultQOS, now.DefaultQOS),
+		spec.DecayChanges(was.Decay, now.Decay))
 }
 
 // specPools is the pools' settings both formats share.

@@ -67,8 +67,9 @@ func TestReloadSaysWhatChanged(t *testing.T) {
 	}
 }
 
-// TestReloadNotesProjectsAndLicenses (trial 29g G2): a reload that
-// changes a project's quota, limit or shares, or a license's total, is
+// TestReloadNotesProjectsAndLicenses (trial 29g G2, 29h H2): a reload
+// that changes a project's quota, limit or shares, a license's total, a
+// QOS level or default_qos, is
 // recorded as one that changes a pool's settings is, and the what-if
 // export of a window that holds it notes it, with the advice of a
 // --since after it: the replay runs the whole window under the
@@ -86,7 +87,13 @@ func TestReloadNotesProjectsAndLicenses(t *testing.T) {
 		{"a limit set", file("quota: 4", ""), file("quota: 4, limit: 6", ""), "changed project vision: limit none → 6"},
 		{"a license lowered", file("quota: 4", "licenses: {matlab: 2}\n"), file("quota: 4", "licenses: {matlab: 1}\n"),
 			"changed license matlab: total 2 → 1"},
-		{"a license removed", file("quota: 4", "licenses: {matlab: 2}\n"), file("quota: 4", ""), "changed license matlab removed"},
+		{"a license removed", file("quota: 4", "licenses: {matlab: 2}\n"), file("quota: 4", ""), "removed license matlab"},
+		{"a QOS removed, another added (trial 29h H6)", file("quota: 4", "qos:\n  - {name: normal}\n  - {name: emergency, priority: 100}\n"),
+			file("quota: 4", "qos:\n  - {name: normal}\n  - {name: high, priority: 70}\n"),
+			"added qos high (priority 70); removed qos emergency"},
+		{"default_qos (trial 29h H2)", file("quota: 4", "qos:\n  - {name: normal}\n  - {name: emergency, priority: 100}\ndefault_qos: normal\n"),
+			file("quota: 4", "qos:\n  - {name: normal}\n  - {name: emergency, priority: 100}\ndefault_qos: emergency\n"),
+			"changed default_qos: normal → emergency"},
 		{"a QOS's priority and preemption", file("quota: 4", "qos:\n  - {name: normal}\n  - {name: emergency, priority: 100, preempt: true}\n"),
 			file("quota: 4", "qos:\n  - {name: normal}\n  - {name: emergency, priority: 50}\n"),
 			"changed qos emergency: priority 100 → 50, preempt true → false"},

@@ -21,14 +21,14 @@ type licenseUser struct {
 }
 
 // say words the user for a warning or refusal: "job 18 (running,
-// holds 1)", "job 19 (queued, waits for 1 a task)".
+// holds 1)", "job 19 (queued, waits for 1 per task)".
 func (u licenseUser) say() string {
 	var how []string
 	if u.held > 0 {
 		how = append(how, fmt.Sprintf("holds %d", u.held))
 	}
 	if u.waiting {
-		how = append(how, fmt.Sprintf("waits for %d a task", u.perTask))
+		how = append(how, fmt.Sprintf("waits for %d per task", u.perTask))
 	}
 	return "job " + u.j.idString() + " (" + string(u.j.rec.State) + ", " + strings.Join(how, ", ") + ")"
 }
@@ -56,7 +56,7 @@ func licenseUsers(jobs map[int64]*mjob, want func(name string) bool) map[string]
 }
 
 // sayLicenseUsers names a license's users, the first five and how many
-// more: "jobs 18 (running, holds 1), 19 (queued, waits for 1 a task)".
+// more: "jobs 18 (running, holds 1), 19 (queued, waits for 1 per task)".
 func sayLicenseUsers(us []licenseUser) string {
 	return plural.Noun(len(us), "job") + " " + firstFive(us, func(u licenseUser) string {
 		return strings.TrimPrefix(u.say(), "job ")
@@ -134,8 +134,8 @@ func (u jobsUnder) licenseWarnings(was *config.Config) []string {
 	return out
 }
 
-// neverLicensed says which waiting users take more of a license a task
-// than its total, "; job 19 takes 1 a task, more than the total: it can
+// neverLicensed says which waiting users need more of a license per task
+// than its total, "; job 19 needs more per task than the total: it can
 // never start until the total is raised again (or kill it: allot job
 // kill 19)", or "".
 func neverLicensed(us []licenseUser, total int) string {
@@ -150,10 +150,10 @@ func neverLicensed(us []licenseUser, total int) string {
 	}
 	shown := firstFive(ids, func(id string) string { return id })
 	if len(ids) == 1 {
-		return fmt.Sprintf("; job %s takes more a task than the total: it can never start until the total is raised again "+
+		return fmt.Sprintf("; job %s needs more per task than the total: it can never start until the total is raised again "+
 			"(or kill it: allot job kill %s)", ids[0], ids[0])
 	}
-	return fmt.Sprintf("; jobs %s take more a task than the total: they can never start until the total is raised again "+
+	return fmt.Sprintf("; jobs %s need more per task than the total: they can never start until the total is raised again "+
 		"(or kill them: allot job kill ID)", shown)
 }
 

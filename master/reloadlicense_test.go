@@ -35,7 +35,7 @@ func TestReloadLicenseWithLiveJobs(t *testing.T) {
 	if s := h.job(running).State; s != "running" {
 		t.Fatalf("job %d %s, want running", running, s)
 	}
-	users := fmt.Sprintf("jobs %d (running, holds 1), %d (queued, waits for 1 a task)", running, waiting)
+	users := fmt.Sprintf("jobs %d (running, holds 1), %d (queued, waits for 1 per task)", running, waiting)
 	cases := []struct {
 		name, file string
 		code       int
@@ -49,7 +49,7 @@ func TestReloadLicenseWithLiveJobs(t *testing.T) {
 		{"lowered to 0", file("licenses: {matlab: 0}\n"), 200, "", []string{
 			"license matlab: total lowered from 1 to 0, but " + users + " use it: running tasks keep what they hold and finish; " +
 				"waiting ones start only when enough are free under the new total; job " + strconv.FormatInt(waiting, 10) +
-				" takes more a task than the total: it can never start until the total is raised again"},
+				" needs more per task than the total: it can never start until the total is raised again"},
 			[]string{"license matlab: total 1 → 0"}, 0},
 		{"raised", file("licenses: {matlab: 2, comsol: 1}\n"), 200, "", nil,
 			[]string{"license matlab: total 0 → 2", "license comsol added (total 1)"}, 2},

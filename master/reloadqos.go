@@ -3,9 +3,12 @@ package master
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
+	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/spec"
 )
@@ -91,4 +94,37 @@ func (g *qosKept) warning() string {
 	}
 	return fmt.Sprintf("%v, but %s %s %s: jobs keep the QOS they were accepted with, and wait, start and run at it; only new submissions with it are refused",
 		g.refused, plural.Noun(len(g.jobs), "job"), andList(named), has)
+}
+
+// checkJobQOS refuses a reload that drops a QOS level that live jobs
+// name, as checkJobLicenses refuses one that drops their license: the
+// queued ones would wait for ever (unknown_qos) and the running ones
+// run at a level nothing defines, while the admin who reloaded was told
+// nothing (trial 29h H1). Jobs that name no level take default_qos,
+// which the new configuration must define, so they are not counted; nor
+// is a level the configuration in force lacks already. Callers hold mu.
+func (rl reloader) checkJobQOS(cfg *config.Config) error {
+	m := rl.m
+	users := map[string][]*mjob{}
+	for _, j := range m.jobs {
+		q := j.spec.qos
+		if q == "" || j.gone || !j.live() || cfg.QOSIndex(q) >= 0 || m.cfg.QOSIndex(q) < 0 {
+			continue
+		}
+		users[q] = append(users[q], j)
+	}
+	if len(users) == 0 {
+		return nil
+	}
+	var named []string
+	for _, q := range slices.Sorted(maps.Keys(users)) {
+		js := users[q]
+		slices.SortFunc(js, func(a, b *mjob) int { return cmp.Compare(a.rec.ID, b.rec.ID) })
+		named = append(named, "qos "+q+": "+plural.Noun(len(js), "job")+" "+
+			firstFive(js, func(j *mjob) string { return j.idString() + " (" + string(j.rec.State) + ")" }))
+	}
+	return badRequest("", "reload %s: the new configuration drops the %s that live jobs have: %s: "+
+		"keep the level until they end, move them to a level it keeps (allot job update ID --qos LEVEL), "+
+		"or kill them (allot job kill ID); the configuration in force is unchanged",
+		m.opt.ConfigPath, plural.Noun(len(users), "QOS level"), strings.Join(named, "; "))
 }

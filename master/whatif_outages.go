@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/plural"
+	"github.com/allot-sched/allot/spec"
 )
 
 // outageNotes notes each store outage the master recorded in [since,
@@ -50,8 +51,9 @@ func secondsFrom(since, t time.Time) int64 {
 }
 
 // configChangeNotes says, for each reload in [since, until] that changed
-// the pools' scheduling settings, the projects' quotas, limits or shares
-// or the licenses' totals (configChanges), what it changed: the export
+// the pools' scheduling settings, the projects' quotas, limits or shares,
+// the licenses' totals, the QOS levels or the usage decay
+// (configChanges), what it changed (spec.Done words each): the export
 // writes them as they are now, and a replay runs the whole window under
 // them, so its decisions before the reload may differ from the live
 // master's (trial p F16, 29g G2). A --since after the reload compares
@@ -66,9 +68,9 @@ func (ca *clusterAPI) configChangeNotes(ctx context.Context, since, until time.T
 		at := changes[i].At
 		var whats []string
 		for ; i < len(changes) && changes[i].At.Equal(at); i++ {
-			whats = append(whats, changes[i].What)
+			whats = append(whats, spec.Done(changes[i].What))
 		}
-		notes = append(notes, fmt.Sprintf("a configuration reload at %s (at %ds) changed %s; the replay runs the whole window "+
+		notes = append(notes, fmt.Sprintf("a configuration reload at %s (at %ds) %s; the replay runs the whole window "+
 			"under the settings in force now, so its decisions before the reload may differ from the live master's "+
 			"(give a --since after the reload to compare like with like)",
 			at.UTC().Format(time.TimeOnly+" MST"), secondsFrom(since, at), strings.Join(whats, "; ")))

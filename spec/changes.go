@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -53,6 +54,25 @@ func (k entries[T]) changes(was, now []T) []string {
 		}
 	}
 	return out
+}
+
+// Done words a change line, as the changes functions write it, as what
+// a reload did, for a note that begins "a configuration reload at ...":
+// "added pool x (policy fifo)", "removed qos y", "changed pool hpc:
+// reservations easy → conservative" (trial 29h H6: "changed qos y
+// removed" read wrong). The lines are stored as text, so it reads them
+// back by the form changes gives them.
+func Done(line string) string {
+	f := strings.Fields(line)
+	if len(f) >= 3 && slices.Contains([]string{"pool", "project", "license", "qos"}, f[0]) {
+		switch {
+		case f[2] == "added":
+			return "added " + f[0] + " " + f[1] + strings.TrimPrefix(line, f[0]+" "+f[1]+" added")
+		case f[2] == "removed" && len(f) == 3:
+			return "removed " + f[0] + " " + f[1]
+		}
+	}
+	return "changed " + line
 }
 
 // differ collects "field a → b" for the settings that differ.

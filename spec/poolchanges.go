@@ -3,6 +3,8 @@ package spec
 import (
 	"strconv"
 	"time"
+
+	"github.com/allot-sched/allot/sched"
 )
 
 // PoolChanges says, one line a change, how the pools' scheduling settings
@@ -27,9 +29,30 @@ func poolDiffs(a, b Pool) []string {
 	d.add("min_run_time", Span(a.MinRunTime), Span(b.MinRunTime))
 	d.add("zero_slot_limit", strconv.Itoa(a.ZeroSlotLimit), strconv.Itoa(b.ZeroSlotLimit))
 	d.add("kill_grace", Span(a.KillGrace), Span(b.KillGrace))
-	if a.Multifactor != b.Multifactor {
-		d = append(d, "multifactor weights changed")
+	return append(d, multifactorDiffs(a.Multifactor, b.Multifactor)...)
+}
+
+// multifactorDiffs lists the multifactor settings that differ, each as
+// the file names it: "multifactor qos 0 → 1000", "multifactor max_age
+// 1h → 2h", so that an admin learns which weight a reload changed.
+func multifactorDiffs(a, b sched.Multifactor) []string {
+	num := func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+	span := func(secs int64) string {
+		if secs == 0 {
+			return "none"
+		}
+		return Span(time.Duration(secs) * time.Second)
 	}
+	var d differ
+	d.add("multifactor age", num(a.Age), num(b.Age))
+	d.add("multifactor fair_share", num(a.FairShare), num(b.FairShare))
+	d.add("multifactor job_size", num(a.JobSize), num(b.JobSize))
+	d.add("multifactor qos", num(a.QOS), num(b.QOS))
+	d.add("multifactor pool", num(a.Pool), num(b.Pool))
+	d.add("multifactor max_age", span(a.MaxAge), span(b.MaxAge))
+	d.add("multifactor favor_small", strconv.FormatBool(a.FavorSmall), strconv.FormatBool(b.FavorSmall))
+	d.add("multifactor fair_share_mode", orNone(string(a.FairShareMode)), orNone(string(b.FairShareMode)))
+	d.add("multifactor pool_priority", num(a.PoolPriority), num(b.PoolPriority))
 	return d
 }
 

@@ -22,7 +22,14 @@ func TestPoolChanges(t *testing.T) {
 			[]string{"pool hpc: reservations easy → conservative"}},
 		{"two settings, as written", []Pool{hpc}, []Pool{with(func(p *Pool) { p.Preemption, p.KillGrace = true, 90*time.Minute })},
 			[]string{"pool hpc: preemption false → true", "pool hpc: kill_grace 30s → 1h30m"}},
-		{"weights", []Pool{hpc}, []Pool{with(func(p *Pool) { p.Multifactor.Age = 1 })}, []string{"pool hpc: multifactor weights changed"}},
+		{"a weight (trial 29h H2)", []Pool{hpc}, []Pool{with(func(p *Pool) { p.Multifactor.QOS = 1000 })},
+			[]string{"pool hpc: multifactor qos 0 → 1000"}},
+		{"weights and settings", []Pool{with(func(p *Pool) { p.Multifactor.Age, p.Multifactor.MaxAge = 1, 3600 })},
+			[]Pool{with(func(p *Pool) {
+				p.Multifactor = sched.Multifactor{Age: 0.5, MaxAge: 7200, FavorSmall: true, FairShareMode: "fair_tree", PoolPriority: 2}
+			})},
+			[]string{"pool hpc: multifactor age 1 → 0.5", "pool hpc: multifactor max_age 1h → 2h", "pool hpc: multifactor favor_small false → true",
+				"pool hpc: multifactor fair_share_mode none → fair_tree", "pool hpc: multifactor pool_priority 0 → 2"}},
 		{"added and removed", []Pool{hpc}, []Pool{{Name: "fs", Policy: sched.PolicyFairShare}},
 			[]string{"pool fs added (policy fair_share)", "pool hpc removed"}},
 	}

@@ -23,6 +23,18 @@ func QOSChanges(was, now []QOS) []string {
 		}}.changes(was, now)
 }
 
+// DefaultQOSChanges says how default_qos, as in force (the file's, or
+// the default's when it names none), differs from was to now, in one
+// line or none: "default_qos: normal → emergency". Jobs that name no QOS
+// take it at every pass, so it changes their QOS factor and preemption
+// as a level's priority does (trial 29h H2).
+func DefaultQOSChanges(was, now string) []string {
+	if was == now {
+		return nil
+	}
+	return []string{fmt.Sprintf("default_qos: %s → %s", orNone(was), orNone(now))}
+}
+
 func mayPreempt(p bool) string {
 	if p {
 		return ", preempt true"

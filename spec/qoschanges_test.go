@@ -30,6 +30,24 @@ func TestQOSChanges(t *testing.T) {
 	}
 }
 
+func TestDefaultQOSChanges(t *testing.T) {
+	tests := []struct {
+		name, was, now string
+		want           []string
+	}{
+		{"same", "normal", "normal", nil},
+		{"changed (trial 29h H2)", "normal", "emergency", []string{"default_qos: normal → emergency"}},
+		{"to none", "normal", "", []string{"default_qos: normal → none"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := DefaultQOSChanges(tt.was, tt.now); !slices.Equal(got, tt.want) {
+				t.Errorf("DefaultQOSChanges = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestDecayChanges(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -46,6 +64,26 @@ func TestDecayChanges(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := DecayChanges(tt.was, tt.now); !slices.Equal(got, tt.want) {
 				t.Errorf("DecayChanges = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDone(t *testing.T) {
+	tests := []struct{ line, want string }{
+		{"pool hpc: reservations easy → conservative", "changed pool hpc: reservations easy → conservative"},
+		{"qos emergency removed", "removed qos emergency"},
+		{"qos high added (priority 70)", "added qos high (priority 70)"},
+		{"pool x added (policy fifo)", "added pool x (policy fifo)"},
+		{"license matlab: total 2 → 1", "changed license matlab: total 2 → 1"},
+		{"default_qos: normal → emergency", "changed default_qos: normal → emergency"},
+		{"decay: half_life 168h → 24h", "changed decay: half_life 168h → 24h"},
+		{"project removed: quota 1 → 2", "changed project removed: quota 1 → 2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.line, func(t *testing.T) {
+			if got := Done(tt.line); got != tt.want {
+				t.Errorf("Done(%q) = %q, want %q", tt.line, got, tt.want)
 			}
 		})
 	}

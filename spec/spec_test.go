@@ -174,4 +174,12 @@ func TestClusterDecay(t *testing.T) {
 	if _, err := parser(scenario)("f.yaml", []byte("decay: {half_life: 1h}\n")); err == nil {
 		t.Error("a scenario's decay that no pool reads was accepted")
 	}
+	// Scenario files share the decay's parser, and its rule for a
+	// negative half-life as for 0 (trial 29h H6).
+	for _, hl := range []string{"-1h", "0"} {
+		_, err := parser(scenario)("f.yaml", []byte(fs+"decay: {half_life: "+hl+"}\n"))
+		if err == nil || !strings.Contains(err.Error(), "half_life: expected a duration > 0, got ") {
+			t.Errorf("scenario decay half_life %s: %v, want a duration > 0", hl, err)
+		}
+	}
 }

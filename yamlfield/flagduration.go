@@ -38,7 +38,7 @@ func ParseDuration(s string) (int64, error) {
 
 // inRange is ParseDuration's form of checkSeconds.
 func inRange(got string, approx float64, secs int64) (int64, error) {
-	if msg := rangeProblem(got, approx); msg != "" {
+	if msg := rangeProblem(">= 0", got, approx); msg != "" {
 		return 0, errors.New(msg)
 	}
 	return secs, nil

@@ -145,6 +145,13 @@ func Enum[S ~string](what string, values ...S) ValueParser[S] {
 // see parseDurationString). The result always converts to time.Duration
 // without overflow.
 func Duration(p *Parser, raw *yaml.Node, path string) (int64, bool) {
+	return duration(p, raw, path, ">= 0")
+}
+
+// duration is Duration, with floor saying what a negative value was
+// expected to be (">= 0", or "> 0" for PositiveDuration, so that -1h and
+// 0 are refused with the same rule).
+func duration(p *Parser, raw *yaml.Node, path, floor string) (int64, bool) {
 	n, ok := Scalar(raw, "!!int", "!!float", "!!str")
 	if !ok {
 		p.Errorf(raw, path, "%s, got %s", durationWant, p.Describe(n))
@@ -158,7 +165,7 @@ func Duration(p *Parser, raw *yaml.Node, path string) (int64, bool) {
 			p.Errorf(raw, path, "%s, got %s", durationWant, got)
 			return 0, false
 		}
-		return checkSeconds(p, raw, path, got, float64(v), v)
+		return checkSeconds(p, raw, path, floor, got, float64(v), v)
 	case "!!float":
 		var v float64
 		if !DecodeScalar(n, &v) || math.IsNaN(v) {
@@ -169,20 +176,20 @@ func Duration(p *Parser, raw *yaml.Node, path string) (int64, bool) {
 			p.Errorf(raw, path, "expected a whole number of seconds, got %s", got)
 			return 0, false
 		}
-		return checkSeconds(p, raw, path, got, v, int64(math.Min(v, float64(maxDurationSeconds))))
+		return checkSeconds(p, raw, path, floor, got, v, int64(math.Min(v, float64(maxDurationSeconds))))
 	}
 	secs, approx, bad := parseDurationString(n.Value, got)
 	if bad != nil {
 		p.ErrorAt(raw.Line, path, bad.cause, "%s", bad.msg)
 		return 0, false
 	}
-	return checkSeconds(p, raw, path, got, approx, secs)
+	return checkSeconds(p, raw, path, floor, got, approx, secs)
 }
 
 // checkSeconds applies the range check shared by all duration spellings;
 // approx is the value as a float so that huge floats compare correctly.
-func checkSeconds(p *Parser, raw *yaml.Node, path, got string, approx float64, secs int64) (int64, bool) {
-	if msg := rangeProblem(got, approx); msg != "" {
+func checkSeconds(p *Parser, raw *yaml.Node, path, floor, got string, approx float64, secs int64) (int64, bool) {
+	if msg := rangeProblem(floor, got, approx); msg != "" {
 		p.Errorf(raw, path, "%s", msg)
 		return 0, false
 	}
@@ -190,11 +197,12 @@ func checkSeconds(p *Parser, raw *yaml.Node, path, got string, approx float64, s
 }
 
 // rangeProblem says why a duration of about approx seconds is out of
-// range, or "" when it is not.
-func rangeProblem(got string, approx float64) string {
+// range, or "" when it is not; floor is the rule a negative one breaks
+// (">= 0").
+func rangeProblem(floor, got string, approx float64) string {
 	switch {
 	case approx < 0:
-		return "expected a duration >= 0, got " + got
+		return "expected a duration " + floor + ", got " + got
 	case approx > float64(maxDurationSeconds):
 		return fmt.Sprintf("duration %s is too long (the limit is %ds, about 292 years)", got, maxDurationSeconds)
 	}
@@ -203,7 +211,7 @@ func rangeProblem(got string, approx float64) string {
 
 // PositiveDuration is Duration, but 0 is rejected too.
 func PositiveDuration(p *Parser, raw *yaml.Node, path string) (int64, bool) {
-	v, ok := Duration(p, raw, path)
+	v, ok := duration(p, raw, path, "> 0")
 	if ok && v == 0 {
 		p.Errorf(raw, path, "expected a duration > 0, got %s", p.Describe(Resolve(raw)))
 		return 0, false

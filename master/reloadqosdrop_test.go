@@ -1,0 +1,85 @@
+package master
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/allot-sched/allot/api"
+)
+
+// TestReloadDropsQOSOfLiveJobs (trial 29h H1): a reload that drops a
+// QOS level that live jobs name is refused, naming the level and its
+// jobs (running and queued) and what to do, as one that drops their
+// license is; the configuration in force keeps the level. Dropping a
+// level no live job names, or that only jobs naming no QOS (they take
+// default_qos) would have taken, is taken.
+func TestReloadDropsQOSOfLiveJobs(t *testing.T) {
+	file := func(levels ...string) string {
+		s := "default_pool: fifo\npools: [{name: fifo, policy: fifo}]\ndefault_qos: normal\nqos:\n  - {name: normal}\n"
+		for _, l := range levels {
+			s += "  - {name: " + l + "}\n"
+		}
+		return s
+	}
+	withFile, path := withConfigFile(t, file("high", "emergency", "low"))
+	h := newHarness(t, withFile)
+	a := h.agent("n1", 1)
+	running := h.submit(jobSpec("e", 1, `, "qos": "emergency"`))
+	h.step()
+	h.sync(a)
+	if s := h.job(running).State; s != "running" {
+		t.Fatalf("job %d %s, want running", running, s)
+	}
+	queued, queued2, none := h.submit(jobSpec("h", 1, `, "qos": "high"`)), h.submit(jobSpec("h", 1, `, "qos": "high"`)),
+		h.submit(jobSpec("n", 1, ""))
+	highJobs := fmt.Sprintf("qos high: jobs %d (queued), %d (queued)", queued, queued2)
+	cases := []struct {
+		name, file string
+		code       int
+		refusal    string // in the error, for code 400
+		changes    []string
+		kept       []string // levels in force after it
+	}{
+		{"high dropped", file("emergency", "low"), 400, "drops the QOS level that live jobs have: " + highJobs +
+			": keep the level until they end, move them to a level it keeps (allot job update ID --qos LEVEL), " +
+			"or kill them (allot job kill ID); the configuration in force is unchanged", nil, []string{"normal", "high", "emergency", "low"}},
+		{"both dropped", file("low"), 400, fmt.Sprintf("drops the QOS levels that live jobs have: qos emergency: job %d (running); %s:",
+			running, highJobs), nil, []string{"normal", "high", "emergency", "low"}},
+		{"low dropped", file("high", "emergency"), 200, "", []string{"qos low removed"}, []string{"normal", "high", "emergency"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			writeConfig(t, path, tc.file)
+			code, body, _ := h.raw("POST", "/api/v1/config/reload", "")
+			if code != tc.code {
+				t.Fatalf("POST /config/reload: %d %s, want %d", code, body, tc.code)
+			}
+			var kept []string
+			for _, q := range h.m.Config().QOS {
+				kept = append(kept, q.Name)
+			}
+			if !slices.Equal(kept, tc.kept) {
+				t.Errorf("QOS levels in force %q, want %q", kept, tc.kept)
+			}
+			if code != 200 {
+				if !strings.Contains(body, tc.refusal) {
+					t.Errorf("refusal %s, want %q", body, tc.refusal)
+				}
+				return
+			}
+			var reply api.Reload
+			if err := json.Unmarshal([]byte(body), &reply); err != nil {
+				t.Fatalf("reply %s: %v", body, err)
+			}
+			if !slices.Equal(reply.Changes, tc.changes) {
+				t.Errorf("changes %q, want %q", reply.Changes, tc.changes)
+			}
+		})
+	}
+	if s := h.job(none).State; s != "queued" {
+		t.Errorf("job %d %s, want queued", none, s)
+	}
+}
