@@ -105,17 +105,50 @@ func (g *qosKept) warning() string {
 // is a level the configuration in force lacks already. Callers hold mu.
 func (rl reloader) checkJobQOS(cfg *config.Config) error {
 	m := rl.m
+	users := qosUsers(m.jobs, cfg, func(q string) bool { return m.cfg.QOSIndex(q) >= 0 })
+	if len(users) == 0 {
+		return nil
+	}
+	return badRequest("", "reload %s: the new configuration drops the %s that live jobs have: %s: "+
+		"keep the level until they end, move them to a level it keeps (allot job update ID --qos LEVEL), "+
+		"or kill them (allot job kill ID); the configuration in force is unchanged",
+		m.opt.ConfigPath, plural.Noun(len(users), "QOS level"), sayQOSUsers(users))
+}
+
+// unknownQOS says, at the master's start, of the live jobs that name a
+// QOS level cfg lacks (it was dropped from the file while the master was
+// down), what becomes of them, as a reload would have refused to drop it
+// (checkJobQOS) and licenseWarnings says of a license.
+func (u jobsUnder) unknownQOS() []string {
+	users := qosUsers(u.jobs, u.cfg, func(string) bool { return true })
+	if len(users) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("the configuration lacks the %s that live jobs have: %s: the running ones go on; "+
+		"the waiting ones wait (unknown_qos) until it is back (add it to the configuration and reload), "+
+		"or move them to a level it has (allot job update ID --qos LEVEL), or kill them (allot job kill ID)",
+		plural.Noun(len(users), "QOS level"), sayQOSUsers(users))}
+}
+
+// qosUsers is, by level, the live jobs that name a QOS level cfg lacks,
+// of the levels counts says count. Jobs that name no level take
+// default_qos, which cfg must define, so they are not counted. Callers
+// hold mu.
+func qosUsers(jobs map[int64]*mjob, cfg *config.Config, counts func(qos string) bool) map[string][]*mjob {
 	users := map[string][]*mjob{}
-	for _, j := range m.jobs {
+	for _, j := range jobs {
 		q := j.spec.qos
-		if q == "" || j.gone || !j.live() || cfg.QOSIndex(q) >= 0 || m.cfg.QOSIndex(q) < 0 {
+		if q == "" || j.gone || !j.live() || cfg.QOSIndex(q) >= 0 || !counts(q) {
 			continue
 		}
 		users[q] = append(users[q], j)
 	}
-	if len(users) == 0 {
-		return nil
-	}
+	return users
+}
+
+// sayQOSUsers names qosUsers' levels and jobs: "qos high: jobs 7
+// (queued), 8 (running)".
+func sayQOSUsers(users map[string][]*mjob) string {
 	var named []string
 	for _, q := range slices.Sorted(maps.Keys(users)) {
 		js := users[q]
@@ -123,8 +156,5 @@ func (rl reloader) checkJobQOS(cfg *config.Config) error {
 		named = append(named, "qos "+q+": "+plural.Noun(len(js), "job")+" "+
 			firstFive(js, func(j *mjob) string { return j.idString() + " (" + string(j.rec.State) + ")" }))
 	}
-	return badRequest("", "reload %s: the new configuration drops the %s that live jobs have: %s: "+
-		"keep the level until they end, move them to a level it keeps (allot job update ID --qos LEVEL), "+
-		"or kill them (allot job kill ID); the configuration in force is unchanged",
-		m.opt.ConfigPath, plural.Noun(len(users), "QOS level"), strings.Join(named, "; "))
+	return strings.Join(named, "; ")
 }

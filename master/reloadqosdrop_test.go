@@ -3,11 +3,14 @@ package master
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/config"
 )
 
 // TestReloadDropsQOSOfLiveJobs (trial 29h H1): a reload that drops a
@@ -25,7 +28,8 @@ func TestReloadDropsQOSOfLiveJobs(t *testing.T) {
 		return s
 	}
 	withFile, path := withConfigFile(t, file("high", "emergency", "low"))
-	h := newHarness(t, withFile)
+	logs := &lockedBuffer{}
+	h := newHarness(t, withFile, func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(logs, nil)) })
 	a := h.agent("n1", 1)
 	running := h.submit(jobSpec("e", 1, `, "qos": "emergency"`))
 	h.step()
@@ -81,5 +85,20 @@ func TestReloadDropsQOSOfLiveJobs(t *testing.T) {
 	}
 	if s := h.job(none).State; s != "queued" {
 		t.Errorf("job %d %s, want queued", none, s)
+	}
+	// A master that starts without the levels (dropped from the file
+	// while it was down) keeps the jobs and says so.
+	writeConfig(t, path, file())
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs.take()
+	h.opt.Config = cfg
+	h.start()
+	want := fmt.Sprintf("configuration: the configuration lacks the QOS levels that live jobs have: qos emergency: job %d (running); %s: "+
+		"the running ones go on; the waiting ones wait (unknown_qos)", running, highJobs)
+	if !strings.Contains(logs.String(), strings.TrimSuffix(strconv.Quote(want), `"`)) {
+		t.Errorf("the master's log at start lacks %q:\n%s", want, logs.String())
 	}
 }
