@@ -62,12 +62,7 @@ func BenchmarkPreemptNote(b *testing.B) {
 	h.m.lock()
 	defer h.m.unlock()
 	pl := h.m.planner
-	var pending []sched.Pending
-	for _, j := range h.m.jobs {
-		if j.pending != nil {
-			pending = append(pending, j.pending.p)
-		}
-	}
+	pending := waitingOf(h)
 	notes := 0
 	for b.Loop() {
 		grows := growNotes{s: &pl.snap}
@@ -100,12 +95,7 @@ func TestPreemptNotesBounded(t *testing.T) {
 	h.m.lock()
 	defer h.m.unlock()
 	pl := h.m.planner
-	var pending []sched.Pending
-	for _, j := range h.m.jobs {
-		if j.pending != nil {
-			pending = append(pending, j.pending.p)
-		}
-	}
+	pending := waitingOf(h)
 	for _, tc := range []struct {
 		name  string
 		made  int
@@ -125,4 +115,15 @@ func TestPreemptNotesBounded(t *testing.T) {
 			}
 		})
 	}
+}
+
+// waitingOf is the pending entries of h's waiting jobs. Callers hold mu.
+func waitingOf(h *harness) []sched.Pending {
+	var pending []sched.Pending
+	for _, j := range h.m.jobs {
+		if j.pending != nil {
+			pending = append(pending, j.pending.p)
+		}
+	}
+	return pending
 }

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/allot-sched/allot/api"
-	"github.com/allot-sched/allot/config"
 )
 
 // TestReloadLicenseWithLiveJobs (trial 29g G1): a reload that drops a
@@ -91,15 +90,8 @@ func TestReloadLicenseWithLiveJobs(t *testing.T) {
 	}
 	// A master that starts without the license keeps the jobs and says so.
 	writeConfig(t, path, file(""))
-	cfg, err := config.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs.take()
-	h.opt.Config = cfg
-	h.start()
 	want := "configuration: license matlab is not configured, but " + users + " use it: the running ones go on"
-	if !strings.Contains(logs.String(), strings.TrimSuffix(strconv.Quote(want), `"`)) {
-		t.Errorf("the master's log at start lacks %q:\n%s", want, logs.String())
+	if log := startLogs(t, h, path, logs); !logged(log, want) {
+		t.Errorf("the master's log at start lacks %q:\n%s", want, log)
 	}
 }

@@ -80,6 +80,16 @@ func TestReloadWarnsOfDisallowedQOS(t *testing.T) {
 		})
 	}
 	// A master that starts with the last configuration logs the same.
+	if log := startLogs(t, h, path, logs); !logged(log, "configuration: "+wantNone) {
+		t.Errorf("the master's log at start lacks %q:\n%s", wantNone, log)
+	}
+}
+
+// startLogs starts h's master again with the configuration file at path
+// (a master restarted with the file as it is now) and returns what it
+// logged while starting.
+func startLogs(t *testing.T, h *harness, path string, logs *lockedBuffer) string {
+	t.Helper()
 	cfg, err := config.Load(path)
 	if err != nil {
 		t.Fatal(err)
@@ -87,9 +97,13 @@ func TestReloadWarnsOfDisallowedQOS(t *testing.T) {
 	logs.take()
 	h.opt.Config = cfg
 	h.start()
-	if !strings.Contains(logs.String(), strings.TrimSuffix(strconv.Quote("configuration: "+wantNone), `"`)) {
-		t.Errorf("the master's log at start lacks %q:\n%s", wantNone, logs.String())
-	}
+	return logs.String()
+}
+
+// logged says whether a master's text log holds line as a quoted message
+// begins ("configuration: ...").
+func logged(log, line string) bool {
+	return strings.Contains(log, strings.TrimSuffix(strconv.Quote(line), `"`))
 }
 
 // TestHistoryScenarioKeepsDisallowedQOS: a job accepted at a QOS that a

@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/allot-sched/allot/api"
-	"github.com/allot-sched/allot/config"
 )
 
 // TestReloadDropsQOSOfLiveJobs (trial 29h H1): a reload that drops a
@@ -89,16 +87,9 @@ func TestReloadDropsQOSOfLiveJobs(t *testing.T) {
 	// A master that starts without the levels (dropped from the file
 	// while it was down) keeps the jobs and says so.
 	writeConfig(t, path, file())
-	cfg, err := config.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs.take()
-	h.opt.Config = cfg
-	h.start()
 	want := fmt.Sprintf("configuration: the configuration lacks the QOS levels that live jobs have: qos emergency: job %d (running); %s: "+
 		"the running ones go on; the waiting ones wait (unknown_qos)", running, highJobs)
-	if !strings.Contains(logs.String(), strings.TrimSuffix(strconv.Quote(want), `"`)) {
-		t.Errorf("the master's log at start lacks %q:\n%s", want, logs.String())
+	if log := startLogs(t, h, path, logs); !logged(log, want) {
+		t.Errorf("the master's log at start lacks %q:\n%s", want, log)
 	}
 }
