@@ -177,6 +177,13 @@ func (ja *jobsAPI) explain(view api.Job) (api.Explanation, *aheadWork) {
 		x.Order = orderOf(ja.m.cfg.Pools[pi].Policy)
 	}
 	j := ja.m.jobs[view.ID]
+	if j != nil && j.pending != nil && j.pending.ctx.preempt != "" && x.Pending != nil {
+		// The listed reason's short preemption note: the explanation
+		// says it in full below (preemptNote), not twice.
+		pe := *x.Pending
+		pe.Message = strings.TrimSuffix(pe.Message, j.pending.ctx.preempt)
+		x.Pending = &pe
+	}
 	switch {
 	case view.Resizing != nil:
 		// What it holds and why it does not grow wait for the resize.

@@ -80,6 +80,11 @@ func TestExplainPreemptNote(t *testing.T) {
 			checkSays(t, "message", x.WouldStart.Message, say(tt.says), say(tt.not))
 			checkSays(t, "summary", x.Summary, say(tt.says), say(tt.not))
 			checkListed(t, h, w, say([]string{tt.lists})[0])
+			// The summary quotes the last pass's message, which lists
+			// the short note: it says the note once, in full.
+			if note := say([]string{tt.lists})[0]; note != "" && strings.Contains(x.Summary, strings.TrimPrefix(note, "; ")) {
+				t.Errorf("summary repeats the listed note %q:\n%s", note, x.Summary)
+			}
 		})
 	}
 }
