@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -15,8 +16,9 @@ import (
 )
 
 type logsFlags struct {
-	task   int
-	follow bool
+	task       int
+	follow     bool
+	timestamps bool
 }
 
 func newJobLogsCmd() *cobra.Command {
@@ -31,9 +33,13 @@ a line on stdout that names it, as --- task 0 attempt 2 (restart 1) ---;
 those of the first attempt of a task that has restarted follow
 --- task 0 attempt 1 ---.
 -f keeps waiting for new lines until the job has ended and every line is
-printed.`,
+printed. --timestamps begins each line with the time its node read it
+(RFC 3339 in UTC with the fraction of a second, as kubectl logs
+--timestamps prints it),
+before its task's index.`,
 		Example: `  allot job logs 12
-  allot job logs 12 --task 3 -f`,
+  allot job logs 12 --task 3 -f
+  allot job logs 12 --timestamps`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeJobID,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -42,6 +48,7 @@ printed.`,
 	}
 	cmd.Flags().IntVar(&f.task, "task", 0, "only this task's output (tasks count from 0)")
 	cmd.Flags().BoolVarP(&f.follow, "follow", "f", false, "wait for new output until the job ends")
+	cmd.Flags().BoolVar(&f.timestamps, "timestamps", false, "begin each line with the time its node read it (RFC 3339, UTC)")
 	return cmd
 }
 
@@ -78,7 +85,7 @@ func runLogs(cmd *cobra.Command, arg string, f logsFlags, oneTask bool) error {
 	if f.follow && len(tasks) > maxFollowTasks {
 		return fmt.Errorf("job %d has %d tasks; -f follows at most %d at once: choose one with --task", id, len(tasks), maxFollowTasks)
 	}
-	w := &logWriter{out: cmd.OutOrStdout(), errOut: cmd.ErrOrStderr(), prefix: !oneTask && job.Tasks > 1,
+	w := &logWriter{out: cmd.OutOrStdout(), errOut: cmd.ErrOrStderr(), prefix: !oneTask && job.Tasks > 1, timestamps: f.timestamps,
 		restarted: restartedTasks(job)}
 	if !f.follow {
 		// One task after the other, so each task's lines stay together.
@@ -124,7 +131,8 @@ type logWriter struct {
 	mu          sync.Mutex
 	out, errOut io.Writer
 	prefix      bool
-	lines       int // written so far
+	timestamps  bool // each line after the time its node read it
+	lines       int  // written so far
 	// attempts is the attempt of each task's last line printed. A task
 	// that restarted prints its start-up lines again, so a line of
 	// another attempt, or a first line of a later one, is preceded on
@@ -158,7 +166,7 @@ func (w *logWriter) write(l api.LogLine) error {
 	if l.Stream == "stderr" {
 		dst = w.errOut
 	}
-	return writeLogLine(dst, l, w.prefix)
+	return writeLogLine(dst, l, w.prefix, w.timestamps)
 }
 
 // markAttempt prints "--- task 0 attempt 2 (restart 1) ---" before l when
@@ -190,8 +198,14 @@ func (w *logWriter) markAttempt(l api.LogLine) error {
 // (a job of several tasks) and, for a task across several nodes, after
 // the rank and node of the part that printed it (as srun -l labels each
 // line with its rank): "[0] text", "[rank 1 gpu-b] text", "[0 rank 1
-// gpu-b] text".
-func writeLogLine(w io.Writer, l api.LogLine, prefix bool) error {
+// gpu-b] text"; after the time its node read it where timestamps says
+// so, "2026-11-29T18:31:52.123456789Z [0] text".
+func writeLogLine(w io.Writer, l api.LogLine, prefix, timestamps bool) error {
+	if timestamps {
+		if _, err := io.WriteString(w, l.Time.UTC().Format(time.RFC3339Nano)+" "); err != nil {
+			return err
+		}
+	}
 	var label []string
 	if prefix {
 		label = append(label, strconv.Itoa(l.Task))

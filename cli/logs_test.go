@@ -3,6 +3,7 @@ package cli
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/allot-sched/allot/api"
 )
@@ -20,8 +21,10 @@ func TestJobLogs(t *testing.T) {
 	r0, r1 := 0, 1
 	f.jobs = append(f.jobs, api.Job{ID: 8, Name: "gang", Kind: "command", State: "running", Tasks: 1, Running: 1})
 	f.logs[8] = []api.LogLine{
-		{Task: 0, Attempt: 1, Stream: "stdout", Text: "hello from 0", Rank: &r0, Node: "gpu-a"},
-		{Task: 0, Attempt: 1, Stream: "stdout", Text: "hello from 1", Rank: &r1, Node: "gpu-b"},
+		{Task: 0, Attempt: 1, Stream: "stdout", Text: "hello from 0", Rank: &r0, Node: "gpu-a",
+			Time: time.Date(2026, 11, 29, 18, 31, 52, 123456789, time.UTC)},
+		{Task: 0, Attempt: 1, Stream: "stdout", Text: "hello from 1", Rank: &r1, Node: "gpu-b",
+			Time: time.Date(2026, 11, 29, 19, 31, 53, 0, time.FixedZone("CET", 3600))},
 	}
 	runCLICases(t, f, []cliCase{
 		{name: "a task across nodes: each line labelled with its part's rank and node", args: []string{"job", "logs", "8"},
@@ -33,6 +36,11 @@ func TestJobLogs(t *testing.T) {
 		{name: "a first line after a restart is marked too", args: []string{"job", "logs", "7"},
 			out: "--- task 0 attempt 2 (restart 1) ---\nstarting\n--- task 0 attempt 3 (restart 2) ---\nstep 1\n", errOut: "starting again\n"},
 		{name: "a single-task job is not prefixed", args: []string{"job", "logs", "5"}, out: "only task\n"},
+		{name: "timestamps, in UTC, before the labels", args: []string{"job", "logs", "8", "--timestamps"},
+			out: "2026-11-29T18:31:52.123456789Z [rank 0 gpu-a] hello from 0\n2026-11-29T18:31:53Z [rank 1 gpu-b] hello from 1\n"},
+		{name: "timestamps before the attempt's lines, not its header", args: []string{"job", "logs", "7", "--timestamps"},
+			out: "--- task 0 attempt 2 (restart 1) ---\n0001-01-01T00:00:00Z starting\n--- task 0 attempt 3 (restart 2) ---\n0001-01-01T00:00:00Z step 1\n",
+			errOut: "0001-01-01T00:00:00Z starting again\n"},
 		{name: "queued, no output yet", args: []string{"job", "logs", "6"},
 			errOut: "job 6 (notebook) is queued and has printed nothing yet; allot explain 6 says why it waits\n"},
 		{name: "queued, output from an earlier attempt", args: []string{"job", "logs", "5"}, out: "only task\n"},
