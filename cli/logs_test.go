@@ -39,7 +39,7 @@ func TestJobLogs(t *testing.T) {
 		{name: "timestamps, in UTC, before the labels", args: []string{"job", "logs", "8", "--timestamps"},
 			out: "2026-11-29T18:31:52.123456789Z [rank 0 gpu-a] hello from 0\n2026-11-29T18:31:53Z [rank 1 gpu-b] hello from 1\n"},
 		{name: "timestamps before the attempt's lines, not its header", args: []string{"job", "logs", "7", "--timestamps"},
-			out: "--- task 0 attempt 2 (restart 1) ---\n0001-01-01T00:00:00Z starting\n--- task 0 attempt 3 (restart 2) ---\n0001-01-01T00:00:00Z step 1\n",
+			out:    "--- task 0 attempt 2 (restart 1) ---\n0001-01-01T00:00:00Z starting\n--- task 0 attempt 3 (restart 2) ---\n0001-01-01T00:00:00Z step 1\n",
 			errOut: "0001-01-01T00:00:00Z starting again\n"},
 		{name: "queued, no output yet", args: []string{"job", "logs", "6"},
 			errOut: "job 6 (notebook) is queued and has printed nothing yet; allot explain 6 says why it waits\n"},
