@@ -66,15 +66,9 @@ func TestReloadDropsQOSOfLiveJobs(t *testing.T) {
 			if !slices.Equal(kept, tc.kept) {
 				t.Errorf("QOS levels in force %q, want %q", kept, tc.kept)
 			}
-			if code != 200 {
-				if !strings.Contains(body, tc.refusal) {
-					t.Errorf("refusal %s, want %q", body, tc.refusal)
-				}
+			reply, ok := reloadReply(t, code, body, tc.refusal)
+			if !ok {
 				return
-			}
-			var reply api.Reload
-			if err := json.Unmarshal([]byte(body), &reply); err != nil {
-				t.Fatalf("reply %s: %v", body, err)
 			}
 			if !slices.Equal(reply.Changes, tc.changes) {
 				t.Errorf("changes %q, want %q", reply.Changes, tc.changes)
@@ -92,4 +86,21 @@ func TestReloadDropsQOSOfLiveJobs(t *testing.T) {
 	if log := startLogs(t, h, path, logs); !logged(log, want) {
 		t.Errorf("the master's log at start lacks %q:\n%s", want, log)
 	}
+}
+
+// reloadReply is a reload's answer (code, body) as a table case expects
+// it: a refusal whose body holds refusal (ok false), or the decoded
+// reply of a reload taken.
+func reloadReply(t *testing.T, code int, body, refusal string) (reply api.Reload, ok bool) {
+	t.Helper()
+	if code != 200 {
+		if !strings.Contains(body, refusal) {
+			t.Errorf("refusal %s, want %q", body, refusal)
+		}
+		return reply, false
+	}
+	if err := json.Unmarshal([]byte(body), &reply); err != nil {
+		t.Fatalf("reply %s: %v", body, err)
+	}
+	return reply, true
 }
