@@ -367,7 +367,7 @@ func TestForNonAdmin(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"the users: section", restricted, "restricts ana to lab, whatever the user's roles; ask an admin to add d to ana's projects there and reload the configuration (allot config reload), or drop the projects: list"},
+		{"the users: section", restricted, "restricts ana to lab, whatever the user's roles; ask an admin to add d to ana's projects there and reload the configuration (allot config reload)"},
 		{"unknown: as it was", unknown, unknown.Error()},
 		{"not a leaf: as it was", notLeaf, notLeaf.Error()},
 	} {
@@ -378,7 +378,11 @@ func TestForNonAdmin(t *testing.T) {
 			}
 		})
 	}
-	if strings.Contains(restricted.Error(), "ask an admin") || !strings.Contains(restricted.Error(), "; add d to ana's projects") {
+	if got := ForNonAdmin(restricted).Error(); strings.Contains(got, "drop the projects: list") {
+		t.Errorf("a user's refusal %q offers the admin's other way", got)
+	}
+	if strings.Contains(restricted.Error(), "ask an admin") || !strings.Contains(restricted.Error(), "; add d to ana's projects") ||
+		!strings.Contains(restricted.Error(), "or drop the projects: list") {
 		t.Errorf("the admin's refusal %q: want the change itself", restricted)
 	}
 }

@@ -126,22 +126,27 @@ func (c *Config) ResolveProject(user, requested string) (string, error) {
 		return "", &notAllowedError{
 			msg: fmt.Sprintf("user %q may not submit to project %q: the users: section of %s restricts %s to %s, whatever the user's roles",
 				user, requested, c.fileName(), user, strings.Join(u.Projects, ", ")),
-			fix: fmt.Sprintf("add %s to %s's projects there and reload the configuration (allot config reload), "+
-				"or drop the projects: list to leave the roles alone to decide", requested, user)}
+			fix: fmt.Sprintf("add %s to %s's projects there and reload the configuration (allot config reload)", requested, user),
+			alt: "drop the projects: list to leave the roles alone to decide"}
 	}
 	return requested, nil
 }
 
 // notAllowedError is a refusal that is ErrNotAllowed for errors.Is
 // without ending its sentence in ": not allowed". fix, when not "", is
-// what an admin does about it, said after msg (ForNonAdmin).
-type notAllowedError struct{ msg, fix string }
+// what an admin does about it, said after msg (ForNonAdmin), and alt
+// another way an admin has, which a user who is no admin is not told:
+// it is the admin's choice, and the message is long enough.
+type notAllowedError struct{ msg, fix, alt string }
 
 func (e *notAllowedError) Error() string {
 	if e.fix == "" {
 		return e.msg
 	}
-	return e.msg + "; " + e.fix
+	if e.alt == "" {
+		return e.msg + "; " + e.fix
+	}
+	return e.msg + "; " + e.fix + ", or " + e.alt
 }
 
 func (e *notAllowedError) Unwrap() error { return ErrNotAllowed }

@@ -397,14 +397,16 @@ func preemptedTasks(vs []api.DryRunVictim) int {
 // alsoNeedsRole adds to a refusal of project by the configuration's
 // users: section (a 403 on the project) that p lacks the role there too,
 // when it does: adding the project to the user's list alone would not
-// let the submission in, and the admin should learn both at once.
+// let the submission in, and the admin should learn both at once. It is
+// a sentence of its own: the refusal before it is one already (trial
+// 2026-11-29f: one 420-character sentence).
 func alsoNeedsRole(err error, p auth.Principal, project string) error {
 	var he *httpError
 	if project == "" || !errors.As(err, &he) || he.status != http.StatusForbidden || he.field != "project" {
 		return err
 	}
 	if rerr := p.CanSubmit(project); rerr != nil {
-		return &httpError{status: he.status, field: he.field, msg: he.msg + "; besides, " + rerr.Error(), also: he.also}
+		return &httpError{status: he.status, field: he.field, msg: he.msg + ". Besides, " + rerr.Error(), also: he.also}
 	}
 	return err
 }

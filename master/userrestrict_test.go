@@ -36,7 +36,7 @@ users:
 			t.Errorf("refusal %q does not say %q", e.Error, want)
 		}
 	}
-	if strings.Contains(e.Error, "besides") {
+	if strings.Contains(e.Error, "Besides") {
 		t.Errorf("refusal %q names a missing role, but ann is a member of nlp", e.Error)
 	}
 	// A listed user without a role in the project is told both: the list
@@ -46,7 +46,7 @@ users:
 		t.Fatalf("mia's submit to nlp: %d %+v, want 403", code, e)
 	}
 	for _, want := range []string{"restricts mia to vision", "add nlp to mia's projects",
-		"besides, submitting to project \"nlp\" needs the member or lead role there", "--role nlp=member"} {
+		". Besides, submitting to project \"nlp\" needs the member or lead role there", "--role nlp=member"} {
 		if !strings.Contains(e.Error, want) {
 			t.Errorf("refusal %q does not say %q", e.Error, want)
 		}
