@@ -9,6 +9,7 @@ import (
 	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/master"
 	"github.com/allot-sched/allot/plural"
+	"github.com/allot-sched/allot/spec"
 )
 
 func newConfigCmd() *cobra.Command {
@@ -57,8 +58,8 @@ errors is refused as a whole, and the master keeps running with the
 configuration it has; the error names the file, line and field. A reload
 that is taken says what it changed in the pools' scheduling settings,
 the projects', the licenses' totals, the QOS levels, default_qos and the
-usage decay ("changed: pool hpc: reservations easy → conservative",
-"changed: license matlab: total 1 → 0"); the what-if export notes such
+usage decay ("changed pool hpc: reservations easy → conservative",
+"changed license matlab: total 1 → 0", "removed qos high"); the what-if export notes such
 changes in its window (allot history check). A reload that drops a pool,
 project, license or QOS level that live jobs use is refused, naming them;
 warnings (on stderr) name live jobs the reload leaves waiting or running
@@ -80,7 +81,7 @@ under settings they no longer meet.`,
 				return err
 			}
 			for _, ch := range r.Changes {
-				if _, err := fmt.Fprintln(cmd.OutOrStdout(), "  changed: "+ch); err != nil {
+				if _, err := fmt.Fprintln(cmd.OutOrStdout(), "  "+spec.Done(ch)); err != nil {
 					return err
 				}
 			}

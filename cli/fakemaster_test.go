@@ -42,6 +42,8 @@ type fakeMaster struct {
 	// reloadWarnings, when set, are the reload's reply; nil answers 204
 	// with no body, as a master before api.Reload did.
 	reloadWarnings []string
+	// reloadChanges are the reload's changes, with reloadWarnings.
+	reloadChanges []string
 	// decisions is GET /history/decisions's answer.
 	decisions api.DecisionLog
 	// who is GET /whoami's answer; nil: 404, as from a master without it.
@@ -186,7 +188,7 @@ func newFakeMaster(t *testing.T) *fakeMaster {
 			w.WriteHeader(http.StatusNoContent)
 			return
 		}
-		reply(w, 200, api.Reload{Warnings: f.reloadWarnings})
+		reply(w, 200, api.Reload{Warnings: f.reloadWarnings, Changes: f.reloadChanges})
 	})
 	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()

@@ -158,21 +158,28 @@ func TestMasterAddress(t *testing.T) {
 // its reply had warnings) reads as a reload without any.
 func TestConfigReload(t *testing.T) {
 	warning := "pool batch has no node now; jobs 2 (running on gpu-b, now in train) and 3 (queued) are in it"
+	changes := []string{"pool hpc: reservations easy → conservative", "qos high removed", "license x added (total 2)"}
 	for _, tc := range []struct {
 		name     string
 		warnings []string
+		changes  []string
+		stdout   string
 		stderr   string
 	}{
-		{"an older master", nil, ""},
-		{"no warning", []string{}, ""},
-		{"a pool left without nodes", []string{warning}, "warning: " + warning + "\n"},
+		{"an older master", nil, nil, "", ""},
+		{"no warning", []string{}, nil, "", ""},
+		{"a pool left without nodes", []string{warning}, nil, "", "warning: " + warning + "\n"},
+		// Each change is said as what the reload did (trial 29h: "changed:
+		// qos high removed" read wrong).
+		{"changes", []string{}, changes,
+			"  changed pool hpc: reservations easy → conservative\n  removed qos high\n  added license x (total 2)\n", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFakeMaster(t)
-			f.reloadWarnings = tc.warnings
+			f.reloadWarnings, f.reloadChanges = tc.warnings, tc.changes
 			out, errOut, err := runAt(t, f, "config", "reload")
-			if err != nil || out != "configuration reloaded\n" || errOut != tc.stderr || f.reloads != 1 {
-				t.Errorf("config reload = %q, stderr %q, %v, %d reloads; want stderr %q", out, errOut, err, f.reloads, tc.stderr)
+			if want := "configuration reloaded\n" + tc.stdout; err != nil || out != want || errOut != tc.stderr || f.reloads != 1 {
+				t.Errorf("config reload = %q, stderr %q, %v, %d reloads; want %q, stderr %q", out, errOut, err, f.reloads, want, tc.stderr)
 			}
 		})
 	}
