@@ -266,6 +266,12 @@ func (c *Cluster) Kill(dst []Freed, ji int32) []Freed {
 		switch {
 		case to != TaskKilling || t.Job != ji || from == TaskKilling:
 		case t.Moving:
+			if t.Left {
+				// Its lost task waits for these parts' landing (Job.Await),
+				// not among the waiting ones Cancel ends: it ends killed
+				// here, as the master's kill ends a queued task.
+				c.Jobs[ji].Move(TaskQueued, TaskKilled)
+			}
 			dst = append(dst, c.dropDrain(ti))
 		default:
 			if t.Replacing() {

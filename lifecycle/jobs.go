@@ -281,9 +281,15 @@ func (j *Job) Over() (JobState, bool) {
 	return j.State, j.State.Terminal() && !j.finished
 }
 
-// Cancel drops the job's waiting tasks, as a kill does; the driver ends
-// its running ones first.
+// Cancel ends the job's waiting tasks killed, as a kill does (KillTo:
+// queued or preempted → killed), counted so (JobTasks.Moves), as the
+// master counts its queued tasks a kill ends; the driver ends its
+// running ones first. Waiting ones count alike whether queued or
+// preempted (Launch), and a task whose lost parts still drain (Await)
+// is not among them: it waits for their landing, which a kill frees
+// killed (Cluster.Kill), and counts killed here too.
 func (j *Job) Cancel() {
+	j.Moves(TaskQueued, TaskKilled, j.Waiting)
 	j.Waiting = 0
 	j.Resume = j.Resume[:0]
 }

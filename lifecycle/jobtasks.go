@@ -20,10 +20,11 @@ package lifecycle
 // nothing, and the records of a moved task's draining placement (or a
 // lost gang's parts left on nodes up) are no tasks of their own.
 //
-// The counts differ between the drivers where their tasks do: a kill
-// ends the master's queued tasks killed, where the Cluster drops its
-// waiting ones uncounted (Job.Cancel, whose job a kill has ended), and
-// the Cluster's waiting count (Job.Waiting) is its own.
+// A kill ends a job's waiting tasks killed in both: the master moves
+// each queued one to killed (setTask), the Cluster, which keeps its
+// waiting tasks as a count and no records, moves them all at once
+// (Moves, in Job.Cancel). The Cluster's waiting count (Job.Waiting) is
+// its own.
 type JobTasks struct {
 	Tasks, Active, Ended, Failed, Killed int
 }
@@ -40,6 +41,16 @@ func (t *JobTasks) Move(from, to TaskState) {
 	if from != to {
 		t.count(from, -1)
 		t.count(to, 1)
+	}
+}
+
+// Moves counts n of the job's tasks going from state from to state to at
+// once, as n Moves would: the Cluster's kill of a job's waiting tasks,
+// which it keeps as a count (Job.Cancel).
+func (t *JobTasks) Moves(from, to TaskState, n int) {
+	if from != to {
+		t.count(from, -n)
+		t.count(to, n)
 	}
 }
 

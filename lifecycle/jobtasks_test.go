@@ -93,7 +93,10 @@ func TestJobRecordLive(t *testing.T) {
 
 // checkCounts checks that every job of c counts its tasks (JobTasks) as
 // their states say, as w heard each task's last record change: a task
-// not launched yet (numbered from the job's NextTask on) is queued.
+// not launched yet (numbered from the job's NextTask on) is queued, and
+// a killed job's waiting tasks (queued or preempted), which the
+// Cluster keeps no records of, ended killed (KillTo), as the master's
+// queued ones do: no job ends killed by its tasks with one waiting.
 func checkCounts(c *lifecycle.Cluster, w *graphWatch) error {
 	var states []lifecycle.TaskState
 	for ji := range c.Jobs {
@@ -103,6 +106,9 @@ func checkCounts(c *lifecycle.Cluster, w *graphWatch) error {
 			st := lifecycle.TaskQueued
 			if id < j.NextTask {
 				st = w.states[[2]int32{int32(ji), id}]
+			}
+			if to, _ := lifecycle.KillTo(st); j.State == lifecycle.JobKilled && to == lifecycle.TaskKilled {
+				st = to
 			}
 			states = append(states, st)
 		}
