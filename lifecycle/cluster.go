@@ -277,7 +277,7 @@ func (c *Cluster) Kill(dst []Freed, ji int32) []Freed {
 			if t.Replacing() {
 				dst = append(dst, c.kills.replaced(c, ti))
 			}
-			c.Tasks.Kill(ti, false)
+			c.Jobs[ji].Kill(&c.Tasks, ti, false)
 			c.kills.left = append(c.kills.left, KillingTask{Task: ti, From: from})
 		}
 	}

@@ -42,6 +42,9 @@ type Job struct {
 	// Project and Account are the Submission's.
 	Project, Account int32
 	FailOnPreempt    bool
+	// finished: Finish ended the job (its End set); Over is false from
+	// then on. (Beside FailOnPreempt, where it takes no word of its own.)
+	finished bool
 	// Timeout counts the tasks that its time limit killed (Exit's
 	// timedOut, or a limit's kill that took its time), which the
 	// simulator's results read; JobTasks.Killed counts a kill's too.
@@ -53,9 +56,6 @@ type Job struct {
 	// held (OnHold: EventHold, onhold.go), its entry showing no waiting
 	// task until it is released.
 	JobRecord
-	// finished: Finish ended the job (its End set); Over is false from
-	// then on.
-	finished bool
 }
 
 // Submission is what the lifecycle needs of a submitted job.
@@ -164,6 +164,13 @@ func (j *Job) Landed(ts *Tasks, ti int32, now int64) (int32, int) {
 		t.Promise(limited)
 	}
 	return oi, slots
+}
+
+// Kill leaves the job's active task ti killing (Tasks.Kill: its time
+// limit's where atLimit, else a user's), counted so (JobTasks.Move).
+func (j *Job) Kill(ts *Tasks, ti int32, atLimit bool) {
+	j.Move(ts.At(ti).State, TaskKilling)
+	ts.Kill(ti, atLimit)
 }
 
 // Release lets go of task ti's slots and retires it killed, as a kill

@@ -17,12 +17,16 @@ var allTaskStates = []lifecycle.TaskState{lifecycle.TaskQueued, lifecycle.TaskSt
 // out here apart from JobTasks: those with an open attempt (graph.go:
 // starting, running, preempting, killing) hold slots; completed, failed
 // and killed ones have ended; queued and preempted ones wait.
+// Killing ones are counted apart too.
 func scanTasks(states []lifecycle.TaskState) lifecycle.JobTasks {
 	s := lifecycle.JobTasks{Tasks: len(states)}
 	for _, st := range states {
 		switch st {
-		case lifecycle.TaskStarting, lifecycle.TaskRunning, lifecycle.TaskPreempting, lifecycle.TaskKilling:
+		case lifecycle.TaskStarting, lifecycle.TaskRunning, lifecycle.TaskPreempting:
 			s.Active++
+		case lifecycle.TaskKilling:
+			s.Active++
+			s.Killing++
 		case lifecycle.TaskCompleted:
 			s.Ended++
 		case lifecycle.TaskFailed:
@@ -60,6 +64,15 @@ func TestJobTasksMove(t *testing.T) {
 				count.Move(from, to)
 				if want := scanTasks(states); count != want {
 					t.Fatalf("step %d, %s → %s: counted %+v, the tasks say %+v", step, from, to, count, want)
+				}
+				waiting := 0
+				for _, st := range states {
+					if st == lifecycle.TaskQueued || st == lifecycle.TaskPreempted {
+						waiting++
+					}
+				}
+				if count.Queued() != waiting {
+					t.Fatalf("step %d, %s → %s: Queued = %d, the tasks say %d wait", step, from, to, count.Queued(), waiting)
 				}
 			}
 		})
