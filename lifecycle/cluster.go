@@ -189,7 +189,7 @@ func (c *Cluster) Replace(ti int32, nodes []sched.NodeSlots, r Replace, charge b
 func (c *Cluster) Exit(ti int32, timedOut bool) int {
 	t := c.Tasks.At(ti)
 	j := &c.Jobs[t.Job]
-	slots := c.drained(c.Tasks.Abandoned(ti), TaskKilled)
+	slots := c.dropDrain(c.Tasks.Abandoned(ti)).Slots
 	return slots + c.freed(j, j.Exit(&c.Tasks, ti, timedOut))
 }
 
@@ -213,14 +213,25 @@ func (c *Cluster) Landed(ti int32, now int64) (int32, int) {
 	return oi, c.freed(j, slots)
 }
 
-// drained frees the drained placement oi, ending it in state st, and
-// returns the slots freed; none for oi -1 (nothing drains: Tasks.Abandoned).
-func (c *Cluster) drained(oi int32, st TaskState) int {
+// dropDrain frees draining record oi, killed, where nothing waits for
+// its checkpoint any more, and returns it as freed (From: the state it
+// held its slots in, preempting); oi -1, nothing drains, frees nothing
+// (Task -1, no slots). It is the one way the Cluster lets go of a
+// draining record unlanded, for its three causes: the attempt it drains
+// for ends otherwise than by its checkpoint landing (Tasks.Abandoned:
+// Exit, Fail, outcome, a lost node's loseTask), a kill of its job
+// (Kill) and its job's end (dropMoves). A landing frees its record
+// preempted (Landed, requeueReplaced, leftLanded), a kill of a task
+// whose move is in flight nets it with the reservation
+// (kills.replaced).
+func (c *Cluster) dropDrain(oi int32) Freed {
 	if oi < 0 {
-		return 0
+		return Freed{Task: -1}
 	}
 	j := &c.Jobs[c.Tasks.At(oi).Job]
-	return c.freed(j, j.Drained(&c.Tasks, oi, st))
+	f := Freed{Task: oi, From: c.Tasks.At(oi).State} // before the record retires
+	f.Slots = c.freed(j, j.Drained(&c.Tasks, oi, TaskKilled))
+	return f
 }
 
 // Freed is a task record that let go of its slots, which it held in
@@ -255,12 +266,18 @@ func (c *Cluster) Kill(dst []Freed, ji int32) []Freed {
 		switch {
 		case to != TaskKilling || t.Job != ji || from == TaskKilling:
 		case t.Moving:
-			dst = append(dst, Freed{Task: ti, From: from, Slots: c.drained(ti, TaskKilled)})
+			if t.Left {
+				// Its lost task waits for these parts' landing (Job.Await),
+				// not among the waiting ones Cancel ends: it ends killed
+				// here, as the master's kill ends a queued task.
+				c.Jobs[ji].Move(TaskQueued, TaskKilled)
+			}
+			dst = append(dst, c.dropDrain(ti))
 		default:
 			if t.Replacing() {
 				dst = append(dst, c.kills.replaced(c, ti))
 			}
-			c.Tasks.Kill(ti, false)
+			c.Jobs[ji].Kill(&c.Tasks, ti, false)
 			c.kills.left = append(c.kills.left, KillingTask{Task: ti, From: from})
 		}
 	}

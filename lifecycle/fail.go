@@ -28,7 +28,7 @@ func (c *Cluster) Fail(now int64, ti int32) Outcome {
 	ji := t.Job
 	j := &c.Jobs[ji]
 	o := Outcome{Applied: true, Job: ji}
-	o.Slots = c.drained(c.Tasks.Abandoned(ti), TaskKilled) // as Exit
+	o.Slots = c.dropDrain(c.Tasks.Abandoned(ti)).Slots // as Exit
 	v := j.ending(t, EndFailed).Decide()
 	o.Attempt = v.Attempt
 	o.Slots += c.closeAttempt(now, ti, v)

@@ -42,6 +42,9 @@ type Job struct {
 	// Project and Account are the Submission's.
 	Project, Account int32
 	FailOnPreempt    bool
+	// finished: Finish ended the job (its End set); Over is false from
+	// then on. (Beside FailOnPreempt, where it takes no word of its own.)
+	finished bool
 	// Timeout counts the tasks that its time limit killed (Exit's
 	// timedOut, or a limit's kill that took its time), which the
 	// simulator's results read; JobTasks.Killed counts a kill's too.
@@ -53,9 +56,6 @@ type Job struct {
 	// held (OnHold: EventHold, onhold.go), its entry showing no waiting
 	// task until it is released.
 	JobRecord
-	// finished: Finish ended the job (its End set); Over is false from
-	// then on.
-	finished bool
 }
 
 // Submission is what the lifecycle needs of a submitted job.
@@ -164,6 +164,13 @@ func (j *Job) Landed(ts *Tasks, ti int32, now int64) (int32, int) {
 		t.Promise(limited)
 	}
 	return oi, slots
+}
+
+// Kill leaves the job's active task ti killing (Tasks.Kill: its time
+// limit's where atLimit, else a user's), counted so (JobTasks.Move).
+func (j *Job) Kill(ts *Tasks, ti int32, atLimit bool) {
+	j.Move(ts.At(ti).State, TaskKilling)
+	ts.Kill(ti, atLimit)
 }
 
 // Release lets go of task ti's slots and retires it killed, as a kill
@@ -281,9 +288,15 @@ func (j *Job) Over() (JobState, bool) {
 	return j.State, j.State.Terminal() && !j.finished
 }
 
-// Cancel drops the job's waiting tasks, as a kill does; the driver ends
-// its running ones first.
+// Cancel ends the job's waiting tasks killed, as a kill does (KillTo:
+// queued or preempted → killed), counted so (JobTasks.Moves), as the
+// master counts its queued tasks a kill ends; the driver ends its
+// running ones first. Waiting ones count alike whether queued or
+// preempted (Launch), and a task whose lost parts still drain (Await)
+// is not among them: it waits for their landing, which a kill frees
+// killed (Cluster.Kill), and counts killed here too.
 func (j *Job) Cancel() {
+	j.Moves(TaskQueued, TaskKilled, j.Waiting)
 	j.Waiting = 0
 	j.Resume = j.Resume[:0]
 }

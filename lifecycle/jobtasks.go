@@ -1,10 +1,12 @@
 package lifecycle
 
 // JobTasks is what a job's tasks say of its state (JobRecord.Settles,
-// Live): how many it has, how many hold slots (TaskState.Active:
-// starting, running, preempting or killing), and how many have ended
-// (TaskState.Terminal), of which how many failed and how many were
-// killed (by a kill or a time limit).
+// Live) and what the master's views and snapshot read of them: how many
+// it has, how many hold slots (TaskState.Active: starting, running,
+// preempting or killing), of which how many are being killed (Killing),
+// and how many have ended (TaskState.Terminal), of which how many failed
+// and how many were killed (by a kill or a time limit); the rest wait
+// (Queued).
 //
 // Both drivers keep it by the same code: Add as a job's tasks are born,
 // Move at a change of a task's state, from → to, so that which states
@@ -14,19 +16,28 @@ package lifecycle
 // through setTask); the Cluster, whose records walk the graph with fewer
 // states (graph.go), where a change of a record moves its task between
 // those counts: a launch (Job.Launch: from waiting, queued or preempted,
-// which count alike, to running) and a record letting go of its slots
-// (Job.release: to the state it retires in). Its other changes, running
-// → preempting → killing, stay among the active states and count
-// nothing, and the records of a moved task's draining placement (or a
-// lost gang's parts left on nodes up) are no tasks of their own.
+// which count alike, to running), a kill (Job.Kill: to killing) and a
+// record letting go of its slots (Job.release: to the state it retires
+// in). Its other change, running → preempting, stays among the active
+// states and counts nothing, and the records of a moved task's draining
+// placement (or a lost gang's parts left on nodes up) are no tasks of
+// their own.
 //
-// The counts differ between the drivers where their tasks do: a kill
-// ends the master's queued tasks killed, where the Cluster drops its
-// waiting ones uncounted (Job.Cancel, whose job a kill has ended), and
-// the Cluster's waiting count (Job.Waiting) is its own.
+// A kill ends a job's waiting tasks killed in both: the master moves
+// each queued one to killed (setTask), the Cluster, which keeps its
+// waiting tasks as a count and no records, moves them all at once
+// (Moves, in Job.Cancel). The Cluster's waiting count (Job.Waiting) is
+// its own.
 type JobTasks struct {
-	Tasks, Active, Ended, Failed, Killed int
+	Tasks, Active, Killing, Ended, Failed, Killed int
 }
+
+// Queued is how many of the job's tasks wait to start: neither holding
+// slots nor ended (queued or preempted; the master's mirror holds none
+// preempted, entering a landing with what follows it, setTask). The
+// Cluster's ready ones are its own count (Job.Waiting), less those whose
+// lost parts still drain (Job.Await).
+func (t JobTasks) Queued() int { return t.Tasks - t.Active - t.Ended }
 
 // Add counts n more tasks of the job, born in state s: a submission's,
 // queued; those a restarted master reads back, each in its stored state.
@@ -43,10 +54,23 @@ func (t *JobTasks) Move(from, to TaskState) {
 	}
 }
 
+// Moves counts n of the job's tasks going from state from to state to at
+// once, as n Moves would: the Cluster's kill of a job's waiting tasks,
+// which it keeps as a count (Job.Cancel).
+func (t *JobTasks) Moves(from, to TaskState, n int) {
+	if from != to {
+		t.count(from, -n)
+		t.count(to, n)
+	}
+}
+
 // count counts n tasks in state s, as what s says of a task: holding
-// slots, or ended, and failed or killed.
+// slots (and being killed), or ended (and failed or killed).
 func (t *JobTasks) count(s TaskState, n int) {
 	switch {
+	case s == TaskKilling:
+		t.Active += n
+		t.Killing += n
 	case s.Active():
 		t.Active += n
 	case !s.Terminal():

@@ -17,12 +17,16 @@ var allTaskStates = []lifecycle.TaskState{lifecycle.TaskQueued, lifecycle.TaskSt
 // out here apart from JobTasks: those with an open attempt (graph.go:
 // starting, running, preempting, killing) hold slots; completed, failed
 // and killed ones have ended; queued and preempted ones wait.
+// Killing ones are counted apart too.
 func scanTasks(states []lifecycle.TaskState) lifecycle.JobTasks {
 	s := lifecycle.JobTasks{Tasks: len(states)}
 	for _, st := range states {
 		switch st {
-		case lifecycle.TaskStarting, lifecycle.TaskRunning, lifecycle.TaskPreempting, lifecycle.TaskKilling:
+		case lifecycle.TaskStarting, lifecycle.TaskRunning, lifecycle.TaskPreempting:
 			s.Active++
+		case lifecycle.TaskKilling:
+			s.Active++
+			s.Killing++
 		case lifecycle.TaskCompleted:
 			s.Ended++
 		case lifecycle.TaskFailed:
@@ -61,6 +65,15 @@ func TestJobTasksMove(t *testing.T) {
 				if want := scanTasks(states); count != want {
 					t.Fatalf("step %d, %s → %s: counted %+v, the tasks say %+v", step, from, to, count, want)
 				}
+				waiting := 0
+				for _, st := range states {
+					if st == lifecycle.TaskQueued || st == lifecycle.TaskPreempted {
+						waiting++
+					}
+				}
+				if count.Queued() != waiting {
+					t.Fatalf("step %d, %s → %s: Queued = %d, the tasks say %d wait", step, from, to, count.Queued(), waiting)
+				}
 			}
 		})
 	}
@@ -93,7 +106,10 @@ func TestJobRecordLive(t *testing.T) {
 
 // checkCounts checks that every job of c counts its tasks (JobTasks) as
 // their states say, as w heard each task's last record change: a task
-// not launched yet (numbered from the job's NextTask on) is queued.
+// not launched yet (numbered from the job's NextTask on) is queued, and
+// a killed job's waiting tasks (queued or preempted), which the
+// Cluster keeps no records of, ended killed (KillTo), as the master's
+// queued ones do: no job ends killed by its tasks with one waiting.
 func checkCounts(c *lifecycle.Cluster, w *graphWatch) error {
 	var states []lifecycle.TaskState
 	for ji := range c.Jobs {
@@ -103,6 +119,9 @@ func checkCounts(c *lifecycle.Cluster, w *graphWatch) error {
 			st := lifecycle.TaskQueued
 			if id < j.NextTask {
 				st = w.states[[2]int32{int32(ji), id}]
+			}
+			if to, _ := lifecycle.KillTo(st); j.State == lifecycle.JobKilled && to == lifecycle.TaskKilled {
+				st = to
 			}
 			states = append(states, st)
 		}

@@ -50,7 +50,7 @@ type kills struct{ left []KillingTask }
 // user's does.
 func (k *kills) limited(c *Cluster, ti int32, o Outcome) Outcome {
 	from := c.Tasks.At(ti).State
-	c.Tasks.Kill(ti, true)
+	c.Jobs[c.Tasks.At(ti).Job].Kill(&c.Tasks, ti, true)
 	k.left = append(k.left[:0], KillingTask{Task: ti, From: from})
 	o.Killing = k.left
 	c.step.wake()

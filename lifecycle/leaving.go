@@ -87,7 +87,7 @@ func (b *nodeBook) leftLanded(c *Cluster, e Event) Outcome {
 	j := &c.Jobs[ji]
 	j.Resume = append(j.Resume, Resumed{Work: t.Work, ID: t.ID, Retries: t.Retries + 1})
 	j.Waiting++
-	slots := c.drained(e.Task, TaskPreempted)
+	slots := c.freed(j, j.Drained(&c.Tasks, e.Task, TaskPreempted))
 	c.waiting(ji)
 	c.step.wake()
 	c.freedRecs = append(c.freedRecs[:0], Freed{Task: e.Task, From: TaskPreempting, Slots: slots})

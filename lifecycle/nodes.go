@@ -329,8 +329,8 @@ func (b *nodeBook) loseTask(c *Cluster, now int64, ti int32, hold bool) {
 			return
 		}
 	} else {
-		if oi := c.Tasks.Abandoned(ti); oi >= 0 {
-			c.freedRecs = append(c.freedRecs, Freed{Task: oi, From: TaskPreempting, Slots: c.drained(oi, TaskKilled)})
+		if f := c.dropDrain(c.Tasks.Abandoned(ti)); f.Task >= 0 {
+			c.freedRecs = append(c.freedRecs, f)
 		}
 		// Its parts on nodes still up checkpoint when it waits again
 		// (CheckpointsOnLoss), as the master asks them to, held until

@@ -349,7 +349,7 @@ func (c *Cluster) outcome(now int64, e Event) Outcome {
 	}
 	o.Attempt = v.Attempt
 	j := &c.Jobs[ji]
-	o.Slots = c.drained(c.Tasks.Abandoned(e.Task), TaskKilled)
+	o.Slots = c.dropDrain(c.Tasks.Abandoned(e.Task)).Slots
 	switch e.Kind {
 	case EventEnded:
 		o.TimedOut = t.Limited()
@@ -438,15 +438,15 @@ func (c *Cluster) requeueReplaced(now int64, ti int32, v Verdict, o Outcome) Out
 }
 
 // dropMoves frees the draining old placements of job ji's moves, which
-// is ending, appending each to dst in the running list's order.
+// is ending, appending each to dst in the running list's order
+// (dropDrain).
 func (c *Cluster) dropMoves(dst []Freed, ji int32) []Freed {
 	if c.Jobs[ji].Moving == 0 {
 		return dst
 	}
 	for _, ti := range c.Tasks.Running() {
 		if t := c.Tasks.At(ti); t.State.Active() && t.Moving && t.Job == ji {
-			from := t.State // before the record retires
-			dst = append(dst, Freed{Task: ti, From: from, Slots: c.drained(ti, TaskKilled)})
+			dst = append(dst, c.dropDrain(ti))
 		}
 	}
 	return dst

@@ -447,7 +447,7 @@ func (ts *Tasks) Resume(ti int32, now int64) int32 {
 // flight that its attempt abandons as it ends otherwise than by its
 // checkpoint landing (it completes, fails, reaches its time limit or is
 // lost meanwhile): the slot of that record, which the caller frees
-// killed first (Cluster.drained), or -1 when nothing drains (none in
+// killed first (Cluster.dropDrain), or -1 when nothing drains (none in
 // flight, or a resize that kept all of its old placement). The one rule
 // of Exit, Fail, outcome and a lost node's loseTask. The task's record
 // is left as it was, Replacement and Drain: what follows reads it still

@@ -168,7 +168,7 @@ func (ja *jobsAPI) Submit(ctx context.Context, p auth.Principal, data []byte, op
 		j.tasks = append(j.tasks, &mtask{job: j, rec: store.Task{JobID: created.ID, Index: i, State: store.TaskQueued,
 			Hyperparameters: t.Hyperparameters, UpdatedAt: created.SubmittedAt}})
 	}
-	j.count.add(store.TaskQueued, len(tasks))
+	j.count.Add(store.TaskQueued, len(tasks))
 	ja.m.queueJob(j)
 	ja.m.metric.submissions.Inc()
 	ja.m.log.Info("job submitted", "job", created.ID, "name", created.Name, "pool", created.Pool,

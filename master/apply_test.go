@@ -36,7 +36,7 @@ func TestApplierRechecks(t *testing.T) {
 						// The mirror's record, row and its job's
 						// counts say the same.
 						t.rec.State, t.State = store.TaskKilled, store.TaskKilled
-						j.count.move(store.TaskQueued, store.TaskKilled)
+						j.count.Move(store.TaskQueued, store.TaskKilled)
 					}
 				}
 			}
@@ -89,7 +89,7 @@ func TestApplierSkipsEndedVictim(t *testing.T) {
 	victim := h.m.planner.view.allocs[plan.Preemptions[0].Alloc].t
 	// As if an earlier pass had asked it already: the mirror's record,
 	// row and its job's counts say the same.
-	victim.job.count.move(victim.rec.State, store.TaskPreempting)
+	victim.job.count.Move(victim.rec.State, store.TaskPreempting)
 	victim.rec.State, victim.State = store.TaskPreempting, store.TaskPreempting
 	_, preempts, err := h.m.planner.apply(h.ctx, lifecycle.Decide(nil, plan, nil))
 	if err != nil || preempts != 0 {

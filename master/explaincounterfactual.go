@@ -79,9 +79,7 @@ func liveFacts(m *Master, ji int) *cfFacts {
 	}
 	if ji >= 0 && ji < r.size() {
 		if j := r.at(ji); j != nil {
-			for _, st := range []store.TaskState{store.TaskStarting, store.TaskRunning, store.TaskPreempting, store.TaskKilling} {
-				f.running += j.count.get(st)
-			}
+			f.running = j.active()
 		}
 	}
 	return f

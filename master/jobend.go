@@ -18,7 +18,7 @@ import (
 // 1 killed"), so that allot jobs shows the search succeeded and what it
 // lost.
 func endedReason(j *mjob, to store.JobState) string {
-	failed, killed := j.count.get(store.TaskFailed), j.count.get(store.TaskKilled)
+	failed, killed := j.count.Failed, j.count.Killed
 	switch {
 	case to == store.JobCompleted && failed+killed > 0:
 		var lost []string

@@ -143,7 +143,7 @@ type nodeRead struct {
 var verifyReads func(difference string)
 
 func captureJob(j *mjob) *jobRead {
-	r := &jobRead{rec: j.rec, tasks: len(j.tasks), active: j.active(), queued: j.count.get(store.TaskQueued),
+	r := &jobRead{rec: j.rec, tasks: len(j.tasks), active: j.active(), queued: j.count.Queued(),
 		ownOnPreempt: j.spec.onPreempt, ownMaxRetries: j.spec.maxRetries, startMF: j.startMF, resizing: resizingOf(j),
 		moving: movingOf(j), preempting: preemptingOf(j), preemptGPUs: preemptingGPUs(j)}
 	if j.pending != nil {
@@ -153,7 +153,7 @@ func captureJob(j *mjob) *jobRead {
 		p.now = 0       // views count from the request's time (jobView), and it is new every pass
 		r.pending = &p
 	}
-	r.stopping, r.ended = j.count.get(store.TaskKilling), j.terminal()
+	r.stopping, r.ended = j.count.Killing, j.terminal()
 	for _, t := range j.tasks {
 		if t.rec.State == store.TaskKilling && (r.killedAt.IsZero() || t.rec.UpdatedAt.Before(r.killedAt)) {
 			r.killedAt, r.killWhy = t.rec.UpdatedAt, t.rec.Reason

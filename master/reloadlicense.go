@@ -9,7 +9,6 @@ import (
 
 	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/plural"
-	"github.com/allot-sched/allot/store"
 )
 
 // licenseUser is a live job that holds a license or waits for it: held
@@ -41,7 +40,7 @@ func licenseUsers(jobs map[int64]*mjob, want func(name string) bool) map[string]
 		if j.gone || !j.live() {
 			continue
 		}
-		waiting := !j.rec.State.Terminal() && j.count.get(store.TaskQueued) > 0
+		waiting := !j.rec.State.Terminal() && j.count.Queued() > 0
 		for _, l := range j.spec.licenses {
 			u := licenseUser{j: j, perTask: l.count, held: l.count * j.active(), waiting: waiting}
 			if want(l.name) && (u.held > 0 || u.waiting) {

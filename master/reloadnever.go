@@ -7,7 +7,6 @@ import (
 
 	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/sched"
-	"github.com/allot-sched/allot/store"
 )
 
 // jobsUnder is the mirror's live jobs judged against a configuration, the
@@ -32,7 +31,7 @@ func (u jobsUnder) neverRuns() []string {
 	var out []string
 	var jobs []*mjob
 	for _, j := range u.jobs {
-		if j.live() && !j.rec.State.Terminal() && j.count.get(store.TaskQueued) > 0 {
+		if j.live() && !j.rec.State.Terminal() && j.count.Queued() > 0 {
 			jobs = append(jobs, j)
 		}
 	}

@@ -202,7 +202,7 @@ func (r *restorer) restoreTask(j *mjob, rec store.Task, open map[int]store.Attem
 	m := r.m
 	t := newTask(j, rec)
 	j.tasks = append(j.tasks, t)
-	j.count.add(rec.State, 1)
+	j.count.Add(rec.State, 1)
 	if !rec.State.Active() {
 		return nil
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/master/mastertest"
 	"github.com/allot-sched/allot/sched"
-	"github.com/allot-sched/allot/store"
 )
 
 // rosterCheck builds a snapshot and checks its jobs, the planner's roster
@@ -33,7 +32,7 @@ func rosterCheck(t *testing.T, h *harness, prev map[string]sched.Job) {
 		if !ok {
 			continue
 		}
-		e.Waiting = j.count.get(store.TaskQueued)
+		e.Waiting = j.count.Queued()
 		if j.rec.State.Terminal() {
 			e.Waiting = 0
 		}

@@ -440,17 +440,6 @@ func TestStartNeverAcknowledgedIsLost(t *testing.T) {
 	}
 }
 
-func TestStateIndexCoversEveryState(t *testing.T) {
-	for i, s := range taskStates {
-		if got := stateIndex(s); got != i {
-			t.Errorf("stateIndex(%s) = %d, want %d", s, got, i)
-		}
-	}
-	if got := stateIndex("sleeping"); got != len(taskStates) {
-		t.Errorf("stateIndex of an unknown state = %d, want %d", got, len(taskStates))
-	}
-}
-
 func TestAddJobKeepsIDOrder(t *testing.T) {
 	m := &Master{jobs: map[int64]*mjob{}}
 	for _, id := range []int64{2, 5, 3, 1, 9, 4} {

@@ -21,7 +21,7 @@ import (
 // its record's transition (lifecycle.TaskRecord.Enter: a requeue
 // counted, a move or resize in flight let go of once it left
 // preempting, a kill under way over once it left killing), its job's
-// counts of its tasks (taskCounts.move: lifecycle.JobTasks.Move, as the
+// counts of its tasks (lifecycle.JobTasks.Move, as the
 // simulator's counts move), the release of its GPUs when its attempt
 // closed (or a new one replaced it), and of its reserved GPUs once it
 // left preempting (releaseReserved).
@@ -40,7 +40,7 @@ func (m *Master) recordTask(t *mtask, rec store.Task, amend bool) {
 	t.rec = rec
 	e := t.Enter(rec.State)
 	if e.From != rec.State {
-		t.job.count.move(e.From, rec.State)
+		t.job.count.Move(e.From, rec.State)
 		if e.Requeued && e.From != store.TaskPreempting {
 			// Requeued without a preemption (its node or start
 			// lost): it resumes first among its job's waiting

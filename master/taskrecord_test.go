@@ -105,17 +105,20 @@ func (w *stateWatch) apart(tk *mtask) {
 
 // miscounted notes a job whose counts of its tasks (taskCounts, which
 // setTask moves by lifecycle.JobTasks.Move) are not what a scan of its
-// tasks' rows says: how many in each state, and what they say of the job
-// (holding attempts: starting, running, preempting, killing; ended:
-// completed, failed, killed), written out here apart from the counting.
+// tasks' rows says of the job (holding attempts: starting, running,
+// preempting, killing, and of those killing; ended: completed, failed,
+// killed; the rest waiting, Queued), written out here apart from the
+// counting.
 func (w *stateWatch) miscounted(j *mjob) {
 	var want taskCounts
 	want.Tasks = len(j.tasks)
 	for _, tk := range j.tasks {
-		want.by[stateIndex(tk.rec.State)]++
 		switch tk.rec.State {
-		case store.TaskStarting, store.TaskRunning, store.TaskPreempting, store.TaskKilling:
+		case store.TaskStarting, store.TaskRunning, store.TaskPreempting:
 			want.Active++
+		case store.TaskKilling:
+			want.Active++
+			want.Killing++
 		case store.TaskCompleted:
 			want.Ended++
 		case store.TaskFailed:
