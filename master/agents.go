@@ -433,7 +433,7 @@ func (ag *agents) finish(ctx context.Context, t *mtask) error {
 		ag.m.planner.restartOn(t, next, tr.At, began)
 	}
 	ag.m.kick()
-	return ag.m.settleJob(ctx, t.job)
+	return ag.m.settleJob(ctx, t.job, ag.m.now())
 }
 
 // exitKind is how the attempt of t, whose parts have all exited, ended:
@@ -591,5 +591,5 @@ func (ag *agents) endAttempt(ctx context.Context, t *mtask, reason string, cause
 	ag.m.log.Warn("attempt ended on no agent's word", "task", t.job.idString()+"/"+strconv.Itoa(t.rec.Index), "to", tr.To,
 		"end", v.Attempt, "reason", reason)
 	ag.m.kick()
-	return ag.m.settleJob(ctx, t.job)
+	return ag.m.settleJob(ctx, t.job, ag.m.now())
 }

@@ -97,7 +97,7 @@ func (ja *jobsAPI) kill(ctx context.Context, j *mjob, reason string) error {
 		// The kill stands: the next tick's checkLostNodes ends them.
 		ja.m.log.Error("ending the attempts held on lost nodes", "job", id, "err", err)
 	}
-	return ja.m.settleJob(ctx, j)
+	return ja.m.settleJob(ctx, j, ja.m.now())
 }
 
 func isConflict(err error) bool {

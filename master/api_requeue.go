@@ -209,7 +209,7 @@ func requeueLocked(ctx context.Context, ja *jobsAPI, id int64, hold bool, by str
 	ja.m.pub.markJob(j)
 	ja.m.log.Info("job requeued", "job", id, "by", by, "tasks", len(ops), "held", hold)
 	ja.m.kick()
-	return len(ops), hold, ja.m.settleJob(ctx, j)
+	return len(ops), hold, ja.m.settleJob(ctx, j, ja.m.now())
 }
 
 // requeueTasks are job j's tasks a requeue stops: those starting or

@@ -113,10 +113,11 @@ func (m *Master) storeTasks(ctx context.Context, tx store.Tx, ops []*taskOp) err
 // lifecycle.Settle skips left out: it re-checks every one against the
 // mirror, persists those that still hold in one transaction, and only
 // then hands the commands to the agents. An effect's Task is the
-// snapshot's allocation (current). It returns how many starts and
-// preemptions (moves and resizes included) it applied. Callers hold mu.
-func (pl *planner) apply(ctx context.Context, effects []lifecycle.Effect) (starts, preempts int, err error) {
-	now := pl.m.now()
+// snapshot's allocation (current). now is the settling's instant
+// (loop.go), at which it stores the transitions, starts the attempts and
+// settles the jobs. It returns how many starts and preemptions (moves
+// and resizes included) it applied. Callers hold mu.
+func (pl *planner) apply(ctx context.Context, effects []lifecycle.Effect, now time.Time) (starts, preempts int, err error) {
 	var ops []*taskOp
 	claimed := map[string]map[int]bool{} // GPUs taken by earlier items of this plan
 	picked := map[*mtask]bool{}
@@ -169,7 +170,7 @@ func (pl *planner) apply(ctx context.Context, effects []lifecycle.Effect) (start
 		pl.sendStarts(t)
 	}
 	for j := range touched {
-		if err := pl.m.settleJob(ctx, j); err != nil {
+		if err := pl.m.settleJob(ctx, j, now); err != nil {
 			return starts, preempts, err
 		}
 	}

@@ -49,13 +49,13 @@ func TestApplierRechecks(t *testing.T) {
 			h.submit(jobSpec("a", 2, ""))
 			h.m.lock()
 			defer h.m.mu.Unlock()
-			h.m.planner.build()
+			h.m.planner.build(h.m.now())
 			plan, err := h.m.planner.sc.Schedule(&h.m.planner.snap)
 			if err != nil || len(plan.Starts) != 1 {
 				t.Fatalf("plan %+v, %v", plan, err)
 			}
 			tt.change(h)
-			starts, _, err := h.m.planner.apply(h.ctx, lifecycle.Decide(nil, plan, nil))
+			starts, _, err := h.m.planner.apply(h.ctx, lifecycle.Decide(nil, plan, nil), h.m.now())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +81,7 @@ func TestApplierSkipsEndedVictim(t *testing.T) {
 	h.submit(jobSpec("high", 2, `, "priority": 10`))
 	h.m.lock()
 	defer h.m.mu.Unlock()
-	h.m.planner.build()
+	h.m.planner.build(h.m.now())
 	plan, err := h.m.planner.sc.Schedule(&h.m.planner.snap)
 	if err != nil || len(plan.Preemptions) != 1 {
 		t.Fatalf("plan %+v, %v", plan, err)
@@ -91,7 +91,7 @@ func TestApplierSkipsEndedVictim(t *testing.T) {
 	// row and its job's counts say the same.
 	victim.job.count.Move(victim.rec.State, store.TaskPreempting)
 	victim.rec.State, victim.State = store.TaskPreempting, store.TaskPreempting
-	_, preempts, err := h.m.planner.apply(h.ctx, lifecycle.Decide(nil, plan, nil))
+	_, preempts, err := h.m.planner.apply(h.ctx, lifecycle.Decide(nil, plan, nil), h.m.now())
 	if err != nil || preempts != 0 {
 		t.Fatalf("%d preemptions applied (%v), want 0", preempts, err)
 	}

@@ -46,8 +46,10 @@
 //     simulator runs (lifecycle.Settler.Settle: the passes, the core,
 //     the reservations carried, the plan as lifecycle.Decide's effects,
 //     the skips of a re-placed task and of a preemption on a draining
-//     node, lifecycle.Settled), as its Driver (settling, loop.go): it
-//     builds each pass's snapshot from the mirror (snapshot.go), lets
+//     node, lifecycle.Settled), as its Driver (settling, loop.go): at
+//     one instant, the clock read as the settling begins and again only
+//     after a handler changed a job or asked for a pass while the core
+//     planned (settling), it builds each pass's snapshot from the mirror (snapshot.go), lets
 //     the core schedule it with mu released (stale.go; builtFacts keeps
 //     what the applier re-checks the plan against), and
 //     applies the effects to the mirror (apply.go, moves.go: re-checked,

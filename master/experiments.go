@@ -196,7 +196,7 @@ func (ag agentTrials) stopTrial(ctx context.Context, t *mtask) error {
 		}
 		ag.m.setTask(t, rec)
 		ag.m.kick()
-		return ag.m.settleJob(ctx, t.job)
+		return ag.m.settleJob(ctx, t.job, ag.m.now())
 	}
 	return nil
 }

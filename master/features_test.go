@@ -70,7 +70,7 @@ func (h *harness) submitAs(user, spec string) int64 {
 func (h *harness) snapshot() (*sched.Snapshot, *snapView) {
 	h.m.lock()
 	defer h.m.mu.Unlock()
-	h.m.planner.buildSnapshot()
+	h.m.planner.buildSnapshot(h.m.now())
 	return &h.m.planner.snap, &h.m.planner.view
 }
 

@@ -80,8 +80,9 @@ func (pl *planner) schedule(ctx context.Context) error {
 	event := pl.m.event
 	pl.m.event = false
 	pl.settler.MaxPasses = maxPasses
+	s := &settling{pl: pl, ctx: ctx, at: pl.m.now()}
 	for refused := 0; ; refused++ {
-		_, err := pl.settler.Settle(&settling{pl: pl, ctx: ctx}, &pl.sc, event)
+		_, err := pl.settler.Settle(s, &pl.sc, event)
 		if err == nil {
 			break
 		}
@@ -121,22 +122,42 @@ func (m *Master) betweenSettlings() (done func()) {
 // are applied to the mirror, persisted before they are acted on
 // (apply.go). Its effects name the snapshot's allocations, which current
 // resolves.
+//
+// Its passes build and apply at one instant, at, as the Cluster's Step
+// settles the instant it is given: the snapshots' Now is at's Unix
+// seconds, and the rows the passes store (transitions, attempts' starts,
+// the jobs they set running) are stamped at, the clock read once as the
+// schedule began. But for one rule: the core plans without mu, and a
+// handler that changes a job meanwhile (a submission admitted, an exit,
+// a kill, an agent's word that a task runs) or asks for a pass stamps
+// its change at its own reading of the clock; the pass that planned
+// meanwhile applies, and the passes after it build, at the clock read
+// again once mu is back (Scheduled), never earlier, so that no pass
+// reads a fact stamped after its instant and no stored row comes before
+// the handler's it follows (a start on GPUs an exit freed, a start of a
+// job submitted meanwhile).
 type settling struct {
 	pl  *planner
 	ctx context.Context
 	// began is when the pass's build began, for its metric.
 	began time.Time
+	// at is the settling's instant (see above); changes is
+	// Master.changes as the pass released mu.
+	at      time.Time
+	changes uint64
 }
 
 // Idle is never true: the master has no full-cluster shortcut.
 func (s *settling) Idle() bool { return false }
 
-// Build builds the snapshot at the clock's now, then releases mu for the
-// core's Schedule, which reads only the snapshot (stale.go); Scheduled
-// takes mu again. No batch is open here: the last pass's has committed.
+// Build builds the snapshot at the settling's instant, then releases mu
+// for the core's Schedule, which reads only the snapshot (stale.go);
+// Scheduled takes mu again. No batch is open here: the last pass's has
+// committed.
 func (s *settling) Build() (*sched.Snapshot, []int32) {
 	s.began = time.Now()
-	s.pl.build()
+	s.pl.build(s.at)
+	s.changes = s.pl.m.changes
 	s.pl.m.unlock()
 	if passReleased != nil {
 		passReleased()
@@ -144,8 +165,9 @@ func (s *settling) Build() (*sched.Snapshot, []int32) {
 	return &s.pl.snap, nil
 }
 
-// Scheduled records the pass's time, takes mu again, and records the
-// plan's pending reasons, unless a reload voided the plan (stale).
+// Scheduled records the pass's time, takes mu again, moves the instant
+// on where a handler changed something meanwhile (settling), and records
+// the plan's pending reasons, unless a reload voided the plan (stale).
 func (s *settling) Scheduled(plan *sched.Plan, err error) error {
 	// Snapshot and core, as the metric says, not the wait for mu.
 	s.pl.m.metric.passSeconds.Observe(time.Since(s.began).Seconds())
@@ -153,6 +175,11 @@ func (s *settling) Scheduled(plan *sched.Plan, err error) error {
 		passUnlocked(plan)
 	}
 	s.pl.m.lock()
+	if s.pl.m.changes != s.changes {
+		if now := s.pl.m.now(); now.After(s.at) {
+			s.at = now
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("schedule: %w", err)
 	}
@@ -200,7 +227,7 @@ func (s *settling) Apply(plan *sched.Plan, effects []lifecycle.Effect) (starts, 
 		return 0, 0, nil // another configuration's plan: the next pass plans again
 	}
 	apply := func() (err error) {
-		starts, changes, err = s.pl.apply(s.ctx, effects)
+		starts, changes, err = s.pl.apply(s.ctx, effects, s.at)
 		return err
 	}
 	if len(plan.Starts)+len(plan.Preemptions)+len(plan.Moves)+len(plan.Resizes) > 0 {

@@ -164,6 +164,11 @@ type Master struct {
 	event  bool // an event happened since the last event pass
 	logc   map[int64]chan struct{}
 	closed bool
+	// changes counts the jobs marked changed (readPublisher.markJob)
+	// and the passes asked for (kick): a settling whose core planned
+	// while a handler changed something takes its instant again
+	// (settling.Scheduled).
+	changes uint64
 	// fair is the fair-share account tree and usage (fairshare.go);
 	// nextUsageFlush is when open attempts next get usage records.
 	fair           *fairShare
@@ -370,6 +375,7 @@ func (m *Master) Step(ctx context.Context) {
 // kick asks the loop for an event-driven pass. Callers hold mu.
 func (m *Master) kick() {
 	m.event = true
+	m.changes++
 	select {
 	case m.kickc <- struct{}{}:
 	default:

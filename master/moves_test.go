@@ -159,7 +159,7 @@ func moveSurvivesRestart(t *testing.T, h *harness) {
 	h.step()
 	h.sync(a1, a2)
 	h.m.lock()
-	h.m.planner.buildSnapshot()
+	h.m.planner.buildSnapshot(h.m.now())
 	before := snapAllocs(h.m)
 	h.m.mu.Unlock()
 	h.start() // the master restarts; the agents register again
@@ -170,7 +170,7 @@ func moveSurvivesRestart(t *testing.T, h *harness) {
 		}
 	}
 	h.m.lock()
-	h.m.planner.buildSnapshot()
+	h.m.planner.buildSnapshot(h.m.now())
 	after := snapAllocs(h.m)
 	h.m.mu.Unlock()
 	if before != after {
@@ -248,7 +248,7 @@ func elasticGrows(t *testing.T, h *harness) {
 	// Growing in place keeps its two GPUs, so nothing of the old placement
 	// drains (lifecycle.Kept for a resize), as in the simulator.
 	h.m.mu.Lock()
-	h.m.planner.buildSnapshot()
+	h.m.planner.buildSnapshot(h.m.now())
 	allocs := snapAllocs(h.m)
 	h.m.mu.Unlock()
 	if want := strconv.FormatInt(elastic, 10) + " n1:4\n"; !strings.Contains(allocs, want) || strings.Contains(allocs, "moving") {

@@ -242,6 +242,7 @@ func nodeGuests(n *mnode) []api.PoolGuest {
 
 // markJob records that j changed since the last publish. Callers hold mu.
 func (p *readPublisher) markJob(j *mjob) {
+	p.m.changes++ // for a settling's instant (settling.Scheduled)
 	if !j.dirty {
 		j.dirty = true
 		p.dirtyJobs = append(p.dirtyJobs, j)

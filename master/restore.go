@@ -72,7 +72,7 @@ func (r *restorer) restore(ctx context.Context) error {
 		return err
 	}
 	for _, j := range m.jobs {
-		if err := m.settleJob(ctx, j); err != nil {
+		if err := m.settleJob(ctx, j, m.now()); err != nil {
 			return err
 		}
 	}

@@ -18,7 +18,7 @@ func BenchmarkBuildJobs(b *testing.B) {
 				if reload {
 					h.m.cfgGen++
 				}
-				h.m.planner.buildSnapshot()
+				h.m.planner.buildSnapshot(h.m.now())
 			}
 		})
 	}

@@ -39,13 +39,14 @@ type allocRef struct {
 	next bool
 }
 
-// buildSnapshot fills pl.snap from the mirror. Pools come from the config in
-// its order, nodes that are up (in a configured pool) sorted by name, jobs
-// by id (= submission order: the roster's entries, brought up to date in
-// place, roster.go) and allocations in launch order (launchorder.go).
-func (pl *planner) buildSnapshot() {
+// buildSnapshot fills pl.snap from the mirror at instant now (its Unix
+// seconds are the snapshot's Now: the settling's, loop.go). Pools come
+// from the config in its order, nodes that are up (in a configured pool)
+// sorted by name, jobs by id (= submission order: the roster's entries,
+// brought up to date in place, roster.go) and allocations in launch
+// order (launchorder.go).
+func (pl *planner) buildSnapshot(now time.Time) {
 	s, v := &pl.snap, &pl.view
-	now := pl.m.now()
 	s.Now = now.Unix()
 	s.Pools = s.Pools[:0]
 	v.pools = map[string]int{}

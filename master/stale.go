@@ -1,6 +1,8 @@
 package master
 
 import (
+	"time"
+
 	"github.com/allot-sched/allot/sched"
 )
 
@@ -64,10 +66,10 @@ var (
 	nodeEventWaits func()
 )
 
-// build builds the pass's snapshot (buildSnapshot) and notes what the
-// applier re-checks (builtFacts). Callers hold passMu and mu.
-func (pl *planner) build() {
-	pl.buildSnapshot()
+// build builds the pass's snapshot at now (buildSnapshot) and notes what
+// the applier re-checks (builtFacts). Callers hold passMu and mu.
+func (pl *planner) build(now time.Time) {
+	pl.buildSnapshot(now)
 	pl.built.note(pl.m.cfgGen, &pl.view)
 }
 

@@ -430,9 +430,10 @@ func (m *Master) holdParts(t *mtask, parts []*mpart) {
 // task's (its processes' exit by its agents' word, jobEndedAt) while
 // the event says when the master heard. A job that was killed stays
 // killed, and ends with its last task (endWithLastTask). It drops the
-// job from the mirror once it is no longer live.
-func (m *Master) settleJob(ctx context.Context, j *mjob) error {
-	killed, now := j.State.Terminal(), m.now()
+// job from the mirror once it is no longer live. now stamps its
+// transition: a handler's clock reading, a pass's instant (apply).
+func (m *Master) settleJob(ctx context.Context, j *mjob, now time.Time) error {
+	killed := j.State.Terminal()
 	to := j.Settles(j.tasksSay())
 	m.batches.touch(j)
 	if to != j.State {
