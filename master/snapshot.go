@@ -77,7 +77,7 @@ func (pl *planner) buildSnapshot(now time.Time) {
 	strayed := pl.m.agents.strays.strayTasks()
 	for ji, ri := range r.List() {
 		j := r.jobs[ri]
-		waiting := j.count.get(store.TaskQueued) - strayed[j]
+		waiting := j.count.Queued() - strayed[j]
 		if j.rec.State.Terminal() {
 			waiting = 0
 		}
