@@ -20,7 +20,8 @@
 // snapshot they give (Cluster), which settles an instant itself
 // (Cluster.Step: Settle with the Cluster's stepper as the Driver and the
 // pure shortcuts of shortcuts.go as its hooks, each effect applied and
-// told to the driver's Applier) and takes events (Cluster.Observe: a submission; a
+// told to the driver's Applier, each pass's effects first resolved and
+// stored by a driver that is a Persister, persist.go) and takes events (Cluster.Observe: a submission; a
 // task ended, stopped from outside, its start failed, its checkpoint
 // landed or its agent preempted it, each by version; a kill, and its end,
 // which the driver reports (killing.go); a priority, weight, time limit, QOS or nice change; a node going down or
@@ -177,6 +178,15 @@
 //   - Step tells the Applier of each effect right after applying it, in
 //     Decide's order, before the next effect: the task record then shows
 //     the state that effect left.
+//   - A Persister sees each pass's effects before Step applies any of
+//     them, resolved to what applying them does (Effect.Launches, a
+//     start's or a preemption's Slots, First; Step fails where a start
+//     launched another task). A pass it refuses is not applied, nor
+//     its reservations carried: Step returns its error, the instant's
+//     earlier passes applied, and the Cluster is as the pass found it
+//     but for what the pass's build compacted (records of ended jobs
+//     and retired tasks made reusable, as any build does), and a later
+//     Step runs the instant again.
 //   - Settle asks its Driver whether to skip an effect before it applies
 //     any of the pass's plan; since the core names an allocation in one
 //     item at most, the answers are those it would get in between.

@@ -73,16 +73,24 @@ type Effect struct {
 	Nodes    []sched.NodeSlots
 	Backfill bool
 
-	// What applying the effect did, filled in by Cluster.Step for its
-	// Applier (Decide leaves them zero). Slots is what a preemption asks
-	// back, a start takes, or a move or resize adds (Replaced.Delta);
+	// What the effect does, filled in by Cluster.Step (Decide leaves
+	// them zero). Launches, First and the Slots of a start or preemption
+	// are resolved before any effect of the pass is applied, for its
+	// Persister to store; the rest, and a start's Task, are what
+	// applying it did, for its Applier.
+	//
+	// Launches is the task a start launches: its number in its job, the
+	// times it was rescheduled and its remaining work (Job.Launch's
+	// rule, nextLaunch). Slots is what a preemption asks back, a start
+	// takes, or a move or resize adds (Replaced.Delta, once applied);
 	// LostWork the slot-seconds of work a preemption, move or resize
 	// threw away; Replaced what a move or resize kept and drains.
+	Launches Resumed
 	Slots    int
 	LostWork int64
 	Replaced Replaced
 	// HeldBefore is what a started task's job held just before the start
-	// (0: the job was idle until now).
+	// (0: the job was idle until now), once applied.
 	HeldBefore int
 	// First says a start is the first of a job of a multifactor pool,
 	// which started with priority Priority.

@@ -40,7 +40,8 @@ type Driver interface {
 	OnDrained(task int32) bool
 	// Apply applies effects, in order, and returns how many starts and
 	// how many preemptions, moves and resizes it applied. plan is the
-	// plan they were decided from.
+	// plan they were decided from. An error ends Settle: the Cluster's
+	// when its driver did not store them (Persister), none applied.
 	Apply(plan *sched.Plan, effects []Effect) (starts, changes int, err error)
 	// Again reports, after a pass was applied, that another must follow
 	// whatever it changed (the Cluster's FIFO window, which saw no

@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/allot-sched/allot/sched"
@@ -24,11 +25,12 @@ type StepOptions struct {
 }
 
 // Applier is told of each effect right after Step applied it to the
-// Cluster, in order. The reactions of a driver (the simulator's metrics
-// and timers, a master's agent commands) go here rather than after Step
-// returns, because an instant may take several passes and a later one
-// may change the same task again (start it, then preempt it): the task
-// record shows the state the effect left only until the next effect.
+// Cluster, in order (a Persister is asked before, once a pass). The
+// reactions of a driver (the simulator's metrics and timers, a master's
+// agent commands) go here rather than after Step returns, because an
+// instant may take several passes and a later one may change the same
+// task again (start it, then preempt it): the task record shows the
+// state the effect left only until the next effect.
 type Applier interface {
 	Applied(now int64, e *Effect)
 }
@@ -72,11 +74,20 @@ type stepper struct {
 	smallest int
 	woken    bool
 	// During a Step, the Cluster it drives Settle for, the driver's
-	// Applier and the instant.
+	// Applier (and Persister, if it is one) and the instant.
 	c       *Cluster
 	ap      Applier
+	persist Persister
 	now     int64
 	settler Settler
+	// carry: Settle asked to carry the pass's reservations, which Apply
+	// does once the driver has stored the pass (Persister). applied
+	// counts the passes the Step applied.
+	carry   bool
+	applied int
+	// launching counts, by snapshot job, the starts resolve has resolved
+	// so far in a pass; all zero between passes.
+	launching []int32
 }
 
 // Configure readies Step once the driver has filled Snap's pools, nodes
@@ -126,19 +137,29 @@ func (st *stepper) wake() { st.woken = true }
 // the passes settle (Settled), and carries reservations from pass to pass
 // (KeepReservations). Pure shortcuts skip passes that could start nothing
 // (shortcuts.go); they change no result.
+//
+// When ap is a Persister, each pass's effects are resolved and stored by
+// it before any is applied; a pass it refuses ends Step with its error,
+// the pass unapplied (persist.go). A Step that fails leaves the
+// shortcuts' memory as it found it, so that the next Step sees all that
+// came since the last one that settled, and asks for a pass where it
+// applied some, its instant not settled.
 func (c *Cluster) Step(now int64, ap Applier) (Ready, error) {
 	st := &c.step
 	quiet := st.quiet(c.inUse, c.nodes.offTotal(c.LostNodeGrace))
+	smallest, woken, prefix := st.smallest, st.woken, st.prefix
 	// What came since the last Step is spent now.
 	st.smallest, st.woken = math.MaxInt, false
 	if quiet {
 		st.lastInUse = c.inUse
 		return Ready{Snapshot: &c.Snap}, nil
 	}
-	st.c, st.ap, st.now = c, ap, now
+	st.c, st.ap, st.now, st.applied = c, ap, now, 0
+	st.persist, _ = ap.(Persister)
 	passes, err := st.settler.Settle(st, &c.scheduler, true)
-	st.ap = nil // the driver's, not to be kept
+	st.ap, st.persist = nil, nil // the driver's, not to be kept
 	if err != nil {
+		st.smallest, st.woken, st.prefix = smallest, woken || st.applied > 0, prefix
 		return Ready{}, err
 	}
 	if st.prefix > 0 {
@@ -183,12 +204,10 @@ func (st *stepper) Scheduled(plan *sched.Plan, err error) error {
 }
 
 // Carry carries the reservations where some pool reads them: the
-// snapshot's jobs are the roster's entries, which keep them.
-func (st *stepper) Carry(plan *sched.Plan) {
-	if st.reserves {
-		st.c.KeepReservations(plan)
-	}
-}
+// snapshot's jobs are the roster's entries, which keep them. Apply
+// carries them, once the pass may be applied (Persister), before its
+// effects, as Settle would.
+func (st *stepper) Carry(*sched.Plan) { st.carry = st.reserves }
 
 // Replacing is the task record's (Task.Replacing).
 func (st *stepper) Replacing(ti int32) bool { return st.c.Tasks.At(ti).Replacing() }
@@ -196,13 +215,29 @@ func (st *stepper) Replacing(ti int32) bool { return st.c.Tasks.At(ti).Replacing
 // OnDrained asks the nodes (nodes.go).
 func (st *stepper) OnDrained(ti int32) bool { return st.c.nodes.onDrained(st.c.Tasks.At(ti).Nodes) }
 
-// Apply makes each effect's transition and tells the Applier of it
-// right after; it counts every start of the plan, since none is skipped.
+// Apply resolves the effects (resolve) and has the Persister, if the
+// driver is one, store them; unless it refuses, it carries the pass's
+// reservations (Carry), makes each effect's transition and tells the
+// Applier of it right after. It counts every start of the plan, since
+// none is skipped.
 func (st *stepper) Apply(plan *sched.Plan, effects []Effect) (starts, changes int, err error) {
-	st.firstPriorities(effects)
+	st.resolve(effects)
+	carry := st.carry
+	st.carry = false
+	if st.persist != nil {
+		if err := st.persist.Persist(st.now, effects); err != nil {
+			return 0, 0, fmt.Errorf("lifecycle: a pass's %d effects at %d were not stored, nor applied: %w", len(effects), st.now, err)
+		}
+	}
+	if carry {
+		st.c.KeepReservations(plan)
+	}
+	st.applied++
 	for i := range effects {
 		e := &effects[i]
-		st.apply(e)
+		if err := st.apply(e); err != nil {
+			return 0, 0, err
+		}
 		st.ap.Applied(st.now, e)
 		if e.Op != OpStart {
 			changes++
@@ -225,12 +260,11 @@ func (st *stepper) Again() bool {
 func (st *stepper) OneShot() bool { return st.oneShot }
 
 // apply makes effect e's transition at the Step's instant and fills in
-// what it did.
-func (st *stepper) apply(e *Effect) {
+// what it did, beyond what resolve did.
+func (st *stepper) apply(e *Effect) error {
 	c, now := st.c, st.now
 	switch e.Op {
 	case OpPreempt:
-		e.Slots = sched.Slots(c.Tasks.At(e.Task).Nodes)
 		e.LostWork = c.Preempt(e.Task, now) * int64(e.Slots)
 	case OpMove, OpResize:
 		e.Replaced = c.Replace(e.Task, e.Nodes, e.Op.Replace(), e.ChargesBudget(), now)
@@ -240,8 +274,9 @@ func (st *stepper) apply(e *Effect) {
 		ji := c.Roster.List()[e.Job]
 		e.HeldBefore = c.Jobs[ji].Held
 		e.Task = c.Launch(ji, e.Nodes, e.Backfill, now)
-		e.Slots = sched.Slots(e.Nodes)
+		return launched(&c.Tasks, e)
 	}
+	return nil
 }
 
 // firstPriorities marks each start of a job of a multifactor pool that

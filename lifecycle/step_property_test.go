@@ -99,6 +99,9 @@ type stepDriver struct {
 	held [4]int
 	// graph checks every change of a task record's State (graph_test.go).
 	graph *graphWatch
+	// The driver stores each pass (Persist, persist_test.go), and may
+	// refuse one or bound a Step's passes.
+	persisting
 }
 
 func newStepDriver(rng *rand.Rand, pool sched.Pool) *stepDriver {
@@ -116,6 +119,9 @@ func newStepDriver(rng *rand.Rand, pool sched.Pool) *stepDriver {
 func (d *stepDriver) Applied(now int64, e *lifecycle.Effect) {
 	d.seen[e.Op]++
 	if err := d.checkDrained(e); err != nil && d.err == nil {
+		d.err = err
+	}
+	if err := d.checkStored(e); err != nil && d.err == nil {
 		d.err = err
 	}
 	cost := int64(d.rng.IntN(6))
@@ -243,7 +249,7 @@ func (d *stepDriver) round() error {
 		d.drains++
 		d.held[n] = d.holds()[n]
 	}
-	if _, err := d.c.Step(d.now, d); err != nil {
+	if err := d.step(); err != nil {
 		return err
 	}
 	if d.err != nil {
