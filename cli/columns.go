@@ -163,7 +163,7 @@ func pick(w io.Writer, header []string) (io.Writer, []int) {
 // writer is tableOut's.
 func registerNoHeaders(cmd *cobra.Command) {
 	on := new(bool)
-	cmd.Flags().BoolVar(on, "no-headers", false, "print the table (and -o csv) without its header line, for scripts (squeue --noheader)")
+	cmd.Flags().BoolVar(on, "no-headers", false, "print no header line above the table (or -o csv), for scripts; --noheader (squeue's) is the same")
 	cmd.Flags().BoolVar(on, "noheader", false, "the same as --no-headers (squeue's spelling)")
 	_ = cmd.Flags().MarkHidden("noheader")
 }
