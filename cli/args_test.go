@@ -106,7 +106,7 @@ func TestUsageErrors(t *testing.T) {
 		{"extra ids", []string{"job", "logs", "1", "2", "3"},
 			"allot job logs: unexpected arguments \"2\", \"3\": expected only a job ID (allot job logs ID)\nRun 'allot job logs --help' for usage.\n"},
 		{"kill with no id", []string{"job", "kill"},
-			"allot job kill: expected a job ID or a filter (allot job kill ID [ID...], or -u USER, -t STATE, -n NAME, -A PROJECT, --pool POOL): without either it kills nothing\nRun 'allot job kill --help' for usage.\n"},
+			"allot job kill: expected a job ID or a filter (allot job kill ID [ID...], or -u USER, -t STATE, -n NAME, -A PROJECT, -p POOL): without either it kills nothing\nRun 'allot job kill --help' for usage.\n"},
 		{"missing weight", []string{"job", "set-weight", "1"},
 			"allot job set-weight: expected a weight (allot job set-weight ID WEIGHT)\nRun 'allot job set-weight --help' for usage.\n"},
 		{"missing both", []string{"job", "set-priority"},

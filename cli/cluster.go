@@ -54,10 +54,11 @@ func listCommand[T any](use, short string, fetch func(c *client.Client, ctx cont
 			if done, err := out.structured(w, items); done {
 				return err
 			}
-			return text(cols.writer(w), items, out.wide() || cols.set())
+			return text(cols.writer(tableOut(cmd, w)), items, out.wide() || cols.set())
 		},
 	}
 	out.register(cmd)
+	registerNoHeaders(cmd)
 	if columns != nil {
 		cols.register(cmd, columns)
 	}

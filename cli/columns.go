@@ -63,7 +63,7 @@ func (c *columnsFlag) writer(w io.Writer) io.Writer {
 	if !c.set() {
 		return w
 	}
-	return &columnsWriter{Writer: w, names: c.names}
+	return withColumns(w, c.names)
 }
 
 // complete offers the column names after the last comma, those not
@@ -96,19 +96,57 @@ func columnArgs(headers []string) []string {
 	return out
 }
 
-// columnsWriter is where a listing with --columns prints its table:
-// newTable keeps the columns names, in that order.
+// columnsWriter is where a listing prints its table: newTable keeps the
+// columns names, in that order (all for nil), and leaves the header out
+// with noHeader (--no-headers).
 type columnsWriter struct {
 	io.Writer
-	names []string
+	names    []string
+	noHeader bool
 }
 
-// pick is, for a table of header, the index of each column to print;
-// nil when w selects none (every column, in order).
+// withColumns is w for a table that keeps the columns names, in that
+// order; --no-headers given to w stays.
+func withColumns(w io.Writer, names []string) io.Writer {
+	cw := tableOptions(w)
+	cw.names = names
+	return cw
+}
+
+// withoutHeader is w for a table printed without its header line
+// (--no-headers); the columns given to w stay.
+func withoutHeader(w io.Writer) io.Writer {
+	cw := tableOptions(w)
+	cw.noHeader = true
+	return cw
+}
+
+// tableOptions is a copy of w's options, or none, around w's writer.
+func tableOptions(w io.Writer) *columnsWriter {
+	if cw, ok := w.(*columnsWriter); ok {
+		c := *cw
+		return &c
+	}
+	return &columnsWriter{Writer: w}
+}
+
+// headerless reports whether w's table (or CSV) is to be printed
+// without its header line.
+func headerless(w io.Writer) bool {
+	cw, ok := w.(*columnsWriter)
+	return ok && cw.noHeader
+}
+
+// pick is, for a table of header, the writer to print to and the index
+// of each column to print, nil when w selects none (every column, in
+// order).
 func pick(w io.Writer, header []string) (io.Writer, []int) {
 	cw, ok := w.(*columnsWriter)
 	if !ok {
 		return w, nil
+	}
+	if cw.names == nil {
+		return cw.Writer, nil
 	}
 	idx := make([]int, 0, len(cw.names))
 	for _, n := range cw.names {
@@ -117,4 +155,24 @@ func pick(w io.Writer, header []string) (io.Writer, []int) {
 		}
 	}
 	return cw.Writer, idx
+}
+
+// registerNoHeaders adds --no-headers (kubectl's spelling) to a command
+// that prints a listing's table, and --noheader (squeue's), hidden, as
+// the same flag: pflag has no second long name. The command's table
+// writer is tableOut's.
+func registerNoHeaders(cmd *cobra.Command) {
+	on := new(bool)
+	cmd.Flags().BoolVar(on, "no-headers", false, "print no header line above the table (or -o csv), for scripts; --noheader (squeue's) is the same")
+	cmd.Flags().BoolVar(on, "noheader", false, "the same as --no-headers (squeue's spelling)")
+	_ = cmd.Flags().MarkHidden("noheader")
+}
+
+// tableOut is w for cmd's table: without its header line when cmd has
+// --no-headers and it is given.
+func tableOut(cmd *cobra.Command, w io.Writer) io.Writer {
+	if on, err := cmd.Flags().GetBool("no-headers"); err == nil && on {
+		return withoutHeader(w)
+	}
+	return w
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/client"
+	"github.com/allot-sched/allot/jobfile"
 )
 
 // completeTimeout bounds the master's answer to a completion: a shell
@@ -41,26 +43,70 @@ func completeFrom(list func(ctx context.Context, c *client.Client) ([]string, er
 // completeJobs is how many of the newest jobs completion offers.
 const completeJobs = 200
 
-// completeJobID completes a job ID as the first argument, with the job's
-// name and state as the description.
+// completeJobID completes a job ID as the first argument (each argument
+// of a command that takes several), with the job's name and state as the
+// description: the jobs the command may act on (jobPicks), else the
+// newest jobs.
 func completeJobID(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	if len(args) > 0 {
+	p, picked := jobPicks[strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")]
+	if len(args) > 0 && !p.many {
 		return nil, noFiles
 	}
 	return completeFrom(func(ctx context.Context, c *client.Client) ([]string, error) {
-		// The newest jobs only: a long history would make completion slow.
-		page, err := c.JobsPage(ctx, client.JobFilter{}, completeJobs, "")
+		var jobs []api.Job
+		var err error
+		if picked && p.states != "" {
+			// The live jobs, in one answer: the master has few.
+			jobs, err = c.Jobs(ctx, client.JobFilter{State: p.states})
+		} else {
+			// The newest jobs only: a long history would make completion slow.
+			var page api.JobPage
+			page, err = c.JobsPage(ctx, client.JobFilter{}, completeJobs, "")
+			jobs = page.Jobs
+		}
 		if err != nil {
 			return nil, err
 		}
-		jobs := page.Jobs
 		out := make([]string, 0, len(jobs))
 		for _, j := range jobs {
-			out = append(out, cobra.CompletionWithDesc(strconv.FormatInt(j.ID, 10), j.Name+" ("+j.State+")"))
+			id := strconv.FormatInt(j.ID, 10)
+			if (p.keep == nil || p.keep(j)) && !slices.Contains(args, id) {
+				out = append(out, cobra.CompletionWithDesc(id, j.Name+" ("+j.ShownState()+")"))
+			}
 		}
 		return out, nil
 	})(cmd, args, toComplete)
 }
+
+// jobPick is the jobs whose IDs completion offers to a command: those in
+// states (the master's filter; "" for the newest jobs, any state) that
+// keep keeps (nil: all); many for a command that takes several IDs.
+type jobPick struct {
+	states string
+	keep   func(api.Job) bool
+	many   bool
+}
+
+// jobPicks are the commands that act on some jobs only, by their path
+// below allot: as kubectl completes only the resources that fit, a kill
+// is offered no ended job, a release only held ones (trial 2026-11-29i
+// I21: every command was offered the newest jobs, ended ones first). A
+// job being killed (Ending) has nothing left to kill or change.
+var jobPicks = map[string]jobPick{
+	"job kill":         {states: "queued,running", keep: notEnding, many: true},
+	"job hold":         {states: "queued", keep: func(j api.Job) bool { return j.Held == nil }, many: true},
+	"job release":      {states: "queued", keep: func(j api.Job) bool { return j.Held != nil }, many: true},
+	"job requeue":      {states: "running", keep: notEnding, many: true},
+	"job update":       {states: "queued,running", keep: notEnding},
+	"job set-priority": {states: "queued,running", keep: notEnding},
+	"job set-weight":   {states: "queued,running", keep: notEnding},
+	"experiment":       {keep: isExperiment},
+	"experiment show":  {keep: isExperiment},
+}
+
+func notEnding(j api.Job) bool { return !j.Ending }
+
+func isExperiment(j api.Job) bool { return j.Kind == string(jobfile.KindExperiment) }
 
 // completeJobArg completes allot job's first argument, where cobra
 // offers the group's subcommands: the job IDs besides them (allot job ID

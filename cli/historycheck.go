@@ -102,8 +102,8 @@ assumed. -o wide also lists the decisions that agreed.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&win.Since, "since", "", "jobs submitted since: "+whenHelp+"; default 7d, or the cluster's start if later")
-	fl.StringVar(&win.Until, "until", "", "jobs submitted before this, as --since; default now")
+	fl.StringVarP(&win.Since, "since", "S", "", "jobs submitted since (sacct -S): "+whenHelp+"; default 7d, or the cluster's start if later")
+	fl.StringVarP(&win.Until, "until", "E", "", "jobs submitted before this, as --since (sacct -E), not in the future; default now")
 	fl.IntVar(&context, "context", 3, "unchanged lines shown around each difference")
 	out.register(cmd)
 	return cmd

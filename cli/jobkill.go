@@ -40,7 +40,7 @@ master's reply: the job's fields and, for a job that had already ended,
 killed.
 
 As scancel, it takes filters instead of IDs: -u USER, -t STATE (queued,
-pending or PD; running or R), -n NAME, -A PROJECT and --pool POOL kill
+pending or PD; running or R), -n NAME, -A PROJECT and -p POOL kill
 the live jobs that match them all, as allot jobs lists them (so only
 jobs you may see), in one request, and print each job killed and how
 many; a job already being killed is left to end. With IDs too, only
@@ -66,7 +66,7 @@ func runKills(cmd *cobra.Command, out *outputFlag, k killFilter, args []string) 
 	}
 	if len(args) == 0 && k.empty() {
 		return &usageError{cmd: cmd.CommandPath(), err: errors.New("expected a job ID or a filter (allot job kill ID [ID...], " +
-			"or -u USER, -t STATE, -n NAME, -A PROJECT, --pool POOL): without either it kills nothing")}
+			"or -u USER, -t STATE, -n NAME, -A PROJECT, -p POOL): without either it kills nothing")}
 	}
 	ids, err := parseJobIDs(args)
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 )
 
 // killFilter is allot job kill's scancel filters (-u, -t, -n, -A,
-// --pool): the live jobs they match are killed in one request, as
+// -p): the live jobs they match are killed in one request, as
 // scancel -u bo -t PD kills them (trial r R11).
 type killFilter struct {
 	user, state, name, project, pool string
@@ -28,7 +28,7 @@ func (k *killFilter) register(cmd *cobra.Command) {
 	fl.StringVarP(&k.state, "state", "t", "", "kill the live jobs in this state (scancel -t): queued (pending, PD) or running (R)")
 	fl.StringVarP(&k.name, "name", "n", "", "kill the live jobs of this name (scancel -n)")
 	fl.StringVarP(&k.project, "project", "A", "", "kill the live jobs of this project (scancel -A)")
-	fl.StringVar(&k.pool, "pool", "", "kill the live jobs of this pool (scancel -p)")
+	fl.StringVarP(&k.pool, "pool", "p", "", "kill the live jobs of this pool (scancel -p)")
 }
 
 // empty reports whether no filter is given.
@@ -37,7 +37,7 @@ func (k killFilter) empty() bool { return k == killFilter{} }
 // String is the filters as given, for messages: "-u bo -t queued".
 func (k killFilter) String() string {
 	var s []string
-	for _, f := range [][2]string{{"-u", k.user}, {"-t", k.state}, {"-n", k.name}, {"-A", k.project}, {"--pool", k.pool}} {
+	for _, f := range [][2]string{{"-u", k.user}, {"-t", k.state}, {"-n", k.name}, {"-A", k.project}, {"-p", k.pool}} {
 		if f[1] != "" {
 			s = append(s, f[0]+" "+f[1])
 		}

@@ -9,7 +9,7 @@ import (
 )
 
 // TestKillFilters: allot job kill takes scancel's filters (-u, -t, -n,
-// -A, --pool): it lists the live jobs they match, kills them in one POST
+// -A, -p): it lists the live jobs they match, kills them in one POST
 // /jobs/kill and prints each; it refuses to run with neither IDs nor a
 // filter, and with IDs kills only those that match (trial r R11), saying
 // why each other was not killed, exit 1 for one it could not kill for
@@ -25,8 +25,8 @@ func TestKillFilters(t *testing.T) {
 			out: "job 3 (llm-pretrain): killed\njob 6 (notebook): killed\n2 jobs killed (-u ana)\n"}, kill: `{"ids":[3,6]}`},
 		{cliCase: cliCase{name: "by name", args: []string{"job", "kill", "--name", "asha"},
 			out: "job 5 (asha): killed\n1 job killed (-n asha)\n"}, kill: `{"ids":[5]}`},
-		{cliCase: cliCase{name: "by project and pool", args: []string{"job", "kill", "-A", "vision", "--pool", "batch"},
-			out: "job 6 (notebook): killed\n1 job killed (-A vision --pool batch)\n"}, kill: `{"ids":[6]}`},
+		{cliCase: cliCase{name: "by project and pool", args: []string{"job", "kill", "-A", "vision", "-p", "batch"},
+			out: "job 6 (notebook): killed\n1 job killed (-A vision -p batch)\n"}, kill: `{"ids":[6]}`},
 		{cliCase: cliCase{name: "IDs and a filter: the IDs that match", args: []string{"job", "kill", "3", "6", "-t", "R"},
 			out: "job 3 (llm-pretrain): killed\n1 job killed (-t running)\n", errOut: "allot: job 6 not killed: not a live job that -t running matches (it is queued)\n"},
 			kill: `{"ids":[3]}`},
@@ -48,7 +48,7 @@ func TestKillFilters(t *testing.T) {
 		{cliCase: cliCase{name: "nothing matches, json", args: []string{"job", "kill", "-n", "nosuch", "-o", "json"},
 			out: "[]\n", errOut: "allot: no live job you may see matches -n nosuch: nothing killed\n"}},
 		{cliCase: cliCase{name: "neither IDs nor a filter", args: []string{"job", "kill"},
-			err: "allot job kill: expected a job ID or a filter (allot job kill ID [ID...], or -u USER, -t STATE, -n NAME, -A PROJECT, --pool POOL): without either it kills nothing"}},
+			err: "allot job kill: expected a job ID or a filter (allot job kill ID [ID...], or -u USER, -t STATE, -n NAME, -A PROJECT, -p POOL): without either it kills nothing"}},
 		{cliCase: cliCase{name: "an empty filter is none", args: []string{"job", "kill", "-u", ""},
 			err: "without either it kills nothing"}},
 		{cliCase: cliCase{name: "an ended state", args: []string{"job", "kill", "-u", "bo", "-t", "CD"},

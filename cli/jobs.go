@@ -94,10 +94,11 @@ redrawn in place) until Ctrl-C.`,
 	fl.StringVarP(&f.user, "user", "u", "", "only jobs of this user (squeue -u)")
 	fl.StringVar(&f.estimate, "estimate", "range", "START shows the forecast's range, or the start if jobs run their whole time limits (limit) or their typical share of them (typical)")
 	fl.StringVar(&f.node, "node", "", "only jobs with a task on this node now")
-	fl.StringVar(&f.since, "since", "", "only jobs submitted since: "+whenHelp)
+	fl.StringVarP(&f.since, "since", "S", "", "only jobs submitted since: "+whenHelp)
 	fl.BoolVarP(&f.watch, "watch", "w", false, "poll and print the list again when it changes, until Ctrl-C")
 	fl.DurationVar(&f.interval, "interval", 2*time.Second, "how often --watch polls")
 	registerJobsCompletion(cmd)
+	registerNoHeaders(cmd)
 	return cmd
 }
 
@@ -150,7 +151,7 @@ func runJobs(cmd *cobra.Command, f jobsFlags) error {
 		if err != nil {
 			return err
 		}
-		if err := printJobs(w, jobs, filter, f); err != nil || f.watch || (f.out.format != outputTable && !f.out.wide()) {
+		if err := printJobs(tableOut(cmd, w), jobs, filter, f); err != nil || f.watch || (f.out.format != outputTable && !f.out.wide()) {
 			return err
 		}
 		// Tables only: stdout stays the list, and -o json|yaml as it was.
@@ -232,7 +233,7 @@ func printJobs(w io.Writer, jobs []api.Job, filter client.JobFilter, f jobsFlags
 	case f.columns.set():
 		w = f.columns.writer(w)
 	case !f.out.wide():
-		w = &columnsWriter{Writer: w, names: jobsNarrow}
+		w = withColumns(w, jobsNarrow)
 	}
 	t := newTable(w, jobsColumns...)
 	// One time for every row's AGE, START and ELAPSED, each counted

@@ -105,16 +105,20 @@ func blockStyle(n *yaml.Node) {
 }
 
 // table writes aligned columns: those of a listing's --columns, when w
-// is its columnsWriter (columns.go), else all.
+// is its columnsWriter (columns.go), else all; the header first, unless
+// the columnsWriter leaves it out (--no-headers).
 type table struct {
 	tw   *tabwriter.Writer
 	pick []int // the columns kept, in order; nil for all
 }
 
 func newTable(w io.Writer, header ...string) *table {
+	noHeader := headerless(w)
 	w, idx := pick(w, header)
 	t := &table{tw: tabwriter.NewWriter(w, 0, 0, 2, ' ', 0), pick: idx}
-	t.row(header...)
+	if !noHeader {
+		t.row(header...)
+	}
 	return t
 }
 

@@ -26,7 +26,9 @@ func newPrioritiesCmd() *cobra.Command {
 multi-factor priority and each factor's weighted part, as Slurm's sprio
 does: the factor (0..1) times the pool's weight; the priority is their
 sum less the nice value. -o wide adds the factors before their weights
-and each pool's weights below the table. The factors are the last
+(0..1, as sprio -n and allot explain print them: NORM FAIRSHARE 0.500 is
+the factor, not a share of the priority) and each pool's weights below
+the table. The factors are the last
 scheduling pass's, as allot explain shows one job's. Where you have no
 role, only your own jobs are listed, as allot jobs lists them.
 
@@ -44,9 +46,10 @@ that names its policy.`,
 	}
 	out.register(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&f.Pool, "pool", "", "only jobs of this multifactor pool")
-	fl.StringVar(&f.Project, "project", "", "only jobs of this project")
-	fl.StringVar(&f.User, "user", "", "only jobs of this user")
+	fl.StringVarP(&f.Pool, "pool", "p", "", "only jobs of this multifactor pool (sprio -p)")
+	fl.StringVarP(&f.Project, "project", "A", "", "only jobs of this project (sprio -A)")
+	fl.StringVarP(&f.User, "user", "u", "", "only jobs of this user (sprio -u)")
+	registerNoHeaders(cmd)
 	for flag, fn := range map[string]cobra.CompletionFunc{"pool": completePools, "project": completeProjects, "user": completeUsers} {
 		_ = cmd.RegisterFlagCompletionFunc(flag, fn)
 	}
@@ -55,11 +58,14 @@ that names its policy.`,
 
 // printPriorities prints sprio's columns: the priority and each factor's
 // weighted part; wide adds the factors (0..1) and the pools' weights. An
-// empty list prints the header, and a note on errOut says why.
+// empty list prints the header, and a note on errOut says why. The
+// factors are numbers, as sprio -n prints them: as percentages, beside
+// PRIORITY, FAIRSHARE% 50% read as fair share's part of the priority
+// (trial 2026-11-29i I11).
 func printPriorities(w, errOut io.Writer, p api.Priorities, wide bool) error {
 	header := []string{"JOB", "USER", "PROJECT", "POOL", "PRIORITY", "AGE", "FAIRSHARE", "JOBSIZE", "QOS", "POOLFACTOR", "NICE"}
 	if wide {
-		header = append(header, "NAME", "AGE%", "FAIRSHARE%", "JOBSIZE%", "QOS%", "POOLFACTOR%")
+		header = append(header, "NAME", "NORM AGE", "NORM FAIRSHARE", "NORM JOBSIZE", "NORM QOS", "NORM POOLFACTOR")
 	}
 	t := newTable(w, header...)
 	for _, j := range p.Jobs {
@@ -68,7 +74,7 @@ func printPriorities(w, errOut io.Writer, p api.Priorities, wide bool) error {
 			prioNum(wt.Age), prioNum(wt.FairShare), prioNum(wt.JobSize), prioNum(wt.QOS), prioNum(wt.Pool), strconv.Itoa(wt.Nice)}
 		if wide {
 			fc := j.Factors
-			row = append(row, orDash(j.Name), factorPct(fc.Age), factorPct(fc.FairShare), factorPct(fc.JobSize), factorPct(fc.QOS), factorPct(fc.Pool))
+			row = append(row, orDash(j.Name), factorNum(fc.Age), factorNum(fc.FairShare), factorNum(fc.JobSize), factorNum(fc.QOS), factorNum(fc.Pool))
 		}
 		t.row(row...)
 	}
@@ -91,7 +97,6 @@ func printPriorities(w, errOut io.Writer, p api.Priorities, wide bool) error {
 // ("12.5", "100").
 func prioNum(x float64) string { return strconv.FormatFloat(math.Round(x*100)/100, 'f', -1, 64) }
 
-// factorPct shows a factor (0..1) as a percentage ("37.5%").
-func factorPct(x float64) string {
-	return strconv.FormatFloat(math.Round(x*1000)/10, 'f', -1, 64) + "%"
-}
+// factorNum shows a factor (0..1) to three decimals, as allot explain
+// does ("0.375").
+func factorNum(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }

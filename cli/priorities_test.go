@@ -52,9 +52,15 @@ func TestPriorities(t *testing.T) {
 	runCLICases(t, f, []cliCase{
 		{name: "table", args: []string{"priorities"}, out: table},
 		{name: "sprio", args: []string{"sprio", "--pool", "research"}, out: table},
-		{name: "wide", args: []string{"priorities", "-o", "wide"}, out: `JOB  USER  PROJECT  POOL      PRIORITY  AGE   FAIRSHARE  JOBSIZE  QOS  POOLFACTOR  NICE  NAME   AGE%   FAIRSHARE%  JOBSIZE%  QOS%  POOLFACTOR%
-5    bo    nlp      research  83.33     5     78.33      0        5    0           0     asha   50%    78.3%       0%        10%   0%
-7    ana   vision   research  20.25     1.25  20         0        0    0           1     sweep  12.5%  20%         0%        0%    0%
+		{name: "sprio's short flags", args: []string{"sprio", "-p", "research", "-A", "ml", "-u", "bo"},
+			out:    "JOB  USER  PROJECT  POOL  PRIORITY  AGE  FAIRSHARE  JOBSIZE  QOS  POOLFACTOR  NICE\n",
+			errOut: "note: no job waits in a multifactor pool\n"},
+		// The factors as numbers, as sprio -n and explain print them:
+		// FAIRSHARE% 78.3% read as a share of the priority (trial
+		// 2026-11-29i I11).
+		{name: "wide", args: []string{"priorities", "-o", "wide"}, out: `JOB  USER  PROJECT  POOL      PRIORITY  AGE   FAIRSHARE  JOBSIZE  QOS  POOLFACTOR  NICE  NAME   NORM AGE  NORM FAIRSHARE  NORM JOBSIZE  NORM QOS  NORM POOLFACTOR
+5    bo    nlp      research  83.33     5     78.33      0        5    0           0     asha   0.500     0.783           0.000         0.100     0.000
+7    ana   vision   research  20.25     1.25  20         0        0    0           1     sweep  0.125     0.200           0.000         0.000     0.000
 weights of research: age 10, fair share 100, job size 0, qos 50, pool 0
 `},
 		{name: "empty", args: []string{"priorities", "--project", "ml"},

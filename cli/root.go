@@ -32,7 +32,9 @@ func New() *cobra.Command {
 	root.AddCommand(newK8sAgentCmd())
 	root.AddCommand(newDevCmd(), newBenchCmd())
 	root.AddCommand(newVersionCmd())
-	root.AddCommand(newLoginCmd(), newLogoutCmd(), newWhoamiCmd(), newUserCmd(), newTokenCmd(), newAuditCmd())
+	audit := newAuditCmd()
+	registerNoHeaders(audit) // its table is runOne's, which reads the flag
+	root.AddCommand(newLoginCmd(), newLogoutCmd(), newWhoamiCmd(), newUserCmd(), newTokenCmd(), audit)
 	root.AddCommand(newUsageCmd(), newHistoryCmd(), newFairnessCmd(), newExplainCmd())
 	root.AddCommand(newPrioritiesCmd())
 	markUsageErrors(root)

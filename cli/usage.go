@@ -31,6 +31,7 @@ func (o *csvFlag) register(cmd *cobra.Command) {
 	formats := append(slices.Clone(outputFormats), outputCSV)
 	cmd.Flags().StringVarP(&o.format, "output", "o", outputTable, "output format: table, wide, json, yaml or csv")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
+	registerNoHeaders(cmd)
 }
 
 func (o *csvFlag) check() error {
@@ -68,7 +69,7 @@ func runAccounting(cmd *cobra.Command, out *csvFlag, fetch func(ctx context.Cont
 	if err != nil {
 		return err
 	}
-	err = printAccounting(cmd.OutOrStdout(), out, v, rows)
+	err = printAccounting(tableOut(cmd, cmd.OutOrStdout()), out, v, rows)
 	if _, werr := notes.WriteTo(cmd.ErrOrStderr()); err == nil {
 		err = werr
 	}
@@ -84,7 +85,9 @@ func printAccounting(w io.Writer, out *csvFlag, v any, rows func(v any, f rowsFo
 	header, body := rows(v, rowsFormat{wide: out.wide() || out.format == outputCSV, csv: out.format == outputCSV})
 	if out.format == outputCSV {
 		cw := csv.NewWriter(w)
-		cw.Write(header)
+		if !headerless(w) {
+			cw.Write(header)
+		}
 		cw.WriteAll(body)
 		return cw.Error()
 	}
@@ -159,8 +162,7 @@ those; the fair-share standing is not narrowed.`,
 			}, usageRows)
 		},
 	}
-	cmd.Flags().StringVar(&win.Since, "since", "", "start of the window: "+whenHelp+"; default 7d")
-	cmd.Flags().StringVar(&win.Until, "until", "", "end of the window, as --since; default now")
+	registerWindowFlags(cmd, &win, "7d")
 	cmd.Flags().StringVar(&by, "by", "project", "group by project, user, pool or all")
 	cmd.Flags().StringVarP(&only.User, "user", "u", "", "only the usage of this user (sacct -u)")
 	cmd.Flags().StringVarP(&only.Project, "project", "A", "", "only the usage of this project (sacct -A)")
@@ -266,12 +268,15 @@ restarts; they are fetched a page at a time.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&f.Since, "since", "S", "", "start of the window (sacct -S): "+whenHelp+"; default 24h")
-	fl.StringVarP(&f.Until, "until", "E", "", "end of the window, as --since (sacct -E); default now")
+	registerWindowFlags(cmd, &f.Window, "24h")
 	fl.StringVarP(&f.User, "user", "u", "", "only jobs of this user (sacct -u)")
 	fl.StringVarP(&f.Project, "project", "A", "", "only jobs of this project (sacct -A)")
-	fl.StringVar(&f.Pool, "pool", "", "only jobs of this pool")
-	fl.StringVarP(&f.State, "state", "s", "", "only jobs in this state (sacct -s): "+strings.Join(historyStates, ", ")+" (queued lists the held too), or Slurm's PD, R, CD, F, CA")
+	fl.StringVarP(&f.Pool, "pool", "p", "", "only jobs of this pool (squeue -p)")
+	// -t as allot jobs and job kill take it (squeue -t); sacct's own -s
+	// stays, hidden: one flag has one shorthand.
+	fl.StringVarP(&f.State, "state", "t", "", "only jobs in this state (squeue -t; sacct's -s too): "+strings.Join(historyStates, ", ")+" (queued lists the held too), or Slurm's PD, R, CD, F, CA")
+	fl.StringVarP(&f.State, "sacct-state", "s", "", "the same as --state (sacct -s)")
+	_ = fl.MarkHidden("sacct-state")
 	out.register(cmd)
 	cmd.AddCommand(newHistoryCheckCmd())
 	return cmd
@@ -281,13 +286,14 @@ restarts; they are fetched a page at a time.`,
 const historyPageSize = 500
 
 // historyRows are allot history's rows. The table prints waits and
-// elapsed times as the other commands print durations ("1h 30m"); csv
-// keeps them to the second ("1h30m5s").
+// elapsed times as the other commands print durations ("1h 30m"), local
+// times and GPU-hours to 2 decimals; csv is for programs (cells).
 func historyRows(v any, f rowsFormat) ([]string, [][]string) {
 	header := []string{"ID", "NAME", "USER", "PROJECT", "POOL", "STATE", "SUBMITTED", "WAIT", "ELAPSED", "GPU-HOURS", "EXIT"}
-	dur := sched.HumanDuration
+	c := tableCells
 	if f.csv {
-		dur = seconds
+		c = csvCells
+		header[7], header[8] = "WAIT_S", "ELAPSED_S"
 	}
 	wide := f.wide
 	if wide {
@@ -295,24 +301,54 @@ func historyRows(v any, f rowsFormat) ([]string, [][]string) {
 	}
 	var body [][]string
 	for _, h := range v.([]api.HistoryRecord) {
-		exit := "-"
+		exit := c.none
 		if h.ExitCode != nil {
 			exit = strconv.Itoa(*h.ExitCode)
 		}
-		row := []string{strconv.FormatInt(h.ID, 10), h.Name, orDash(h.User), h.Project, h.Pool, h.State,
-			h.SubmittedAt.Local().Format(time.DateTime), dur(h.WaitS), dur(h.ElapsedS),
-			strconv.FormatFloat(h.GPUHours, 'f', 2, 64), exit}
+		row := []string{strconv.FormatInt(h.ID, 10), h.Name, c.text(h.User), h.Project, h.Pool, h.State,
+			c.time(&h.SubmittedAt), c.dur(h.WaitS), c.dur(h.ElapsedS), c.hours(h.GPUHours), exit}
 		if wide {
 			row = append(row, strconv.Itoa(h.Tasks), strconv.Itoa(h.Slots), strconv.Itoa(h.Attempts),
-				formatTime(h.EndedAt), orDash(h.Reason))
+				c.time(h.EndedAt), c.text(h.Reason))
 		}
 		body = append(body, row)
 	}
 	return header, body
 }
 
-// seconds shows a whole number of seconds as a duration ("2h10m0s").
-func seconds(s int64) string { return (time.Duration(s) * time.Second).String() }
+// cells writes the values of an accounting table's cells: tableCells for
+// people, csvCells for programs, as sacct --parsable2 and sreport -P give
+// raw values: RFC 3339 times in UTC (not local ones without a zone),
+// durations in whole seconds (in a column whose header ends in _S),
+// GPU-hours unrounded (summing cells rounded to 0.00 gave wrong totals),
+// fractions (0.5, not 50.0%) and an empty cell for none (not "-")
+// (trial 2026-11-29i I2), as allot usage -o csv already did.
+type cells struct {
+	none     string
+	text     func(string) string
+	time     func(*time.Time) string
+	dur      func(int64) string
+	hours    func(float64) string
+	fraction func(float64) string
+}
+
+var (
+	tableCells = cells{none: "-", text: orDash, time: formatTime, dur: sched.HumanDuration,
+		hours:    func(h float64) string { return strconv.FormatFloat(h, 'f', 2, 64) },
+		fraction: func(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) + "%" }}
+	csvCells = cells{none: "", text: func(s string) string { return s }, time: rfc3339UTC,
+		dur:      func(s int64) string { return strconv.FormatInt(s, 10) },
+		hours:    func(h float64) string { return strconv.FormatFloat(h, 'f', -1, 64) },
+		fraction: func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }}
+)
+
+// rfc3339UTC writes t as RFC 3339 in UTC, or "" for none.
+func rfc3339UTC(t *time.Time) string {
+	if t == nil || t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
 
 func newFairnessCmd() *cobra.Command {
 	var out csvFlag
@@ -347,29 +383,31 @@ first job or usage record), and a line below the table says so.`,
 			}, fairnessRows)
 		},
 	}
-	cmd.Flags().StringVar(&win.Since, "since", "", "start of the window: "+whenHelp+"; default 7d")
-	cmd.Flags().StringVar(&win.Until, "until", "", "end of the window, as --since; default now")
+	registerWindowFlags(cmd, &win, "7d")
 	out.register(cmd)
 	return cmd
 }
 
+// fairnessRows are allot fairness's rows: for people, or with csv for
+// programs (cells).
 func fairnessRows(v any, rf rowsFormat) ([]string, [][]string) {
 	wide := rf.wide
 	f := v.(api.Fairness)
 	header := []string{"PROJECT", "PARENT", "ENTITLED", "GOT", "GPU-HOURS", "JOBS", "WAITED", "MEAN WAIT", "MAX WAIT", "FLAG"}
+	c := tableCells
+	// Mean and max waits are statistics, shown as allot sim and allot
+	// compare show theirs ("4.3m").
+	c.dur = func(s int64) string { return sim.Duration(float64(s)) }
+	if rf.csv {
+		c = csvCells
+		header[7], header[8] = "MEAN_WAIT_S", "MAX_WAIT_S"
+	}
 	if wide {
 		header = append(header, "NOTE")
 	}
 	var body [][]string
-	pct := func(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) + "%" }
-	// Mean and max waits are statistics, shown as allot sim and allot
-	// compare show theirs ("4.3m"); csv keeps its earlier form.
-	wait := func(s int64) string { return sim.Duration(float64(s)) }
-	if rf.csv {
-		wait = sched.HumanDuration
-	}
 	for _, r := range f.Projects {
-		flag := "-"
+		flag := c.none
 		switch {
 		case r.Deprived:
 			flag = "DEPRIVED"
@@ -379,14 +417,22 @@ func fairnessRows(v any, rf rowsFormat) ([]string, [][]string) {
 			// names the pools).
 			flag = "NO NODE"
 		}
-		row := []string{r.Project, orDash(r.Parent), pct(r.Entitled), pct(r.Got), strconv.FormatFloat(r.GPUHours, 'f', 2, 64),
-			strconv.Itoa(r.Jobs), strconv.Itoa(r.Waited), wait(r.MeanWaitS), wait(r.MaxWaitS), flag}
+		row := []string{r.Project, c.text(r.Parent), c.fraction(r.Entitled), c.fraction(r.Got), c.hours(r.GPUHours),
+			strconv.Itoa(r.Jobs), strconv.Itoa(r.Waited), c.dur(r.MeanWaitS), c.dur(r.MaxWaitS), flag}
 		if wide {
-			row = append(row, orDash(r.Note))
+			row = append(row, c.text(r.Note))
 		}
 		body = append(body, row)
 	}
 	return header, body
+}
+
+// registerWindowFlags adds a window's -S/--since and -E/--until, as
+// sacct's -S and -E, with the default span of the command (since its
+// start, counted back from now).
+func registerWindowFlags(cmd *cobra.Command, win *client.Window, span string) {
+	cmd.Flags().StringVarP(&win.Since, "since", "S", "", "start of the window (sacct -S): "+whenHelp+"; default "+span)
+	cmd.Flags().StringVarP(&win.Until, "until", "E", "", "end of the window, as --since (sacct -E), not in the future; default now")
 }
 
 // printHiddenUsage notes the usage in the window of projects where the

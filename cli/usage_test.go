@@ -23,6 +23,8 @@ func fixtureHistory() []api.HistoryRecord {
 		{ID: 4, Name: "done", User: "ann", Project: "vision", Pool: "research", State: "completed", Tasks: 1, Slots: 2,
 			SubmittedAt: t0.Add(-2 * time.Hour), StartedAt: &start, EndedAt: &end, WaitS: 1800, ElapsedS: 3600,
 			Attempts: 1, GPUHours: 2, ExitCode: &zero, Reason: "completed"},
+		{ID: 7, Name: "live", Project: "nlp", Pool: "batch", State: "running", Tasks: 1, Slots: 1,
+			SubmittedAt: t0.Add(-time.Minute), StartedAt: ptr(t0.Add(-time.Minute)), ElapsedS: 60, Attempts: 1, GPUHours: 1.0 / 60},
 	}
 }
 
@@ -64,12 +66,19 @@ ml/ann   1           1.0000       0.3000           0.7000
 TOTAL,,,12.5,,,1
 `},
 		{name: "history", args: []string{"history", "--since", "7d", "--user", "ann"}, out: `ID  NAME  USER  PROJECT  POOL      STATE      SUBMITTED            WAIT  ELAPSED  GPU-HOURS  EXIT
-4   done  ann   vision   research  completed  ` + t0.Add(-2*time.Hour).Local().Format(time.DateTime) + `  30m   1h       2.00       0
+4   done  ann   vision   research  completed  ` + formatTime(ptr(t0.Add(-2*time.Hour))) + `  30m   1h       2.00       0
+7   live  -     nlp      batch     running    ` + formatTime(ptr(t0.Add(-time.Minute))) + `  0s    1m       0.02       -
 `},
+		// For programs (trial 2026-11-29i I2), as usage's: RFC 3339 UTC,
+		// seconds in _S columns, hours unrounded, empty cells for none.
 		{name: "history csv has every column", args: []string{"history", "-o", "csv"},
-			out: "ID,NAME,USER,PROJECT,POOL,STATE,SUBMITTED,WAIT,ELAPSED,GPU-HOURS,EXIT,TASKS,SLOTS,ATTEMPTS,ENDED,REASON\n" +
-				"4,done,ann,vision,research,completed," + t0.Add(-2*time.Hour).Local().Format(time.DateTime) + ",30m0s,1h0m0s,2.00,0,1,2,1," +
-				formatTime(ptr(t0.Add(-30*time.Minute))) + ",completed\n"},
+			out: "ID,NAME,USER,PROJECT,POOL,STATE,SUBMITTED,WAIT_S,ELAPSED_S,GPU-HOURS,EXIT,TASKS,SLOTS,ATTEMPTS,ENDED,REASON\n" +
+				"4,done,ann,vision,research,completed,2024-05-01T08:00:00Z,1800,3600,2,0,1,2,1,2024-05-01T09:30:00Z,completed\n" +
+				"7,live,,nlp,batch,running,2024-05-01T09:59:00Z,0,60,0.016666666666666666,,1,1,1,,\n"},
+		{name: "fairness csv", args: []string{"fairness", "-o", "csv"},
+			out: "PROJECT,PARENT,ENTITLED,GOT,GPU-HOURS,JOBS,WAITED,MEAN_WAIT_S,MAX_WAIT_S,FLAG,NOTE\n" +
+				"ml,,1,0.5,1344,10,4,5400,7800,,\n" +
+				"vision,ml,0.6,0.1,268.8,4,4,5400,7800,DEPRIVED,\"got 10.0% of the cluster against an entitlement of 60.0% while 4 jobs waited (mean 1h 30m, longest 2h 10m)\"\n"},
 		{name: "fairness", args: []string{"fairness"}, out: `PROJECT  PARENT  ENTITLED  GOT    GPU-HOURS  JOBS  WAITED  MEAN WAIT  MAX WAIT  FLAG
 ml       -       100.0%    50.0%  1344.00    10    4       1.5h       2.2h      -
 vision   ml      60.0%     10.0%  268.80     4     4       1.5h       2.2h      DEPRIVED

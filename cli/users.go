@@ -172,7 +172,7 @@ func runOne(cmd *cobra.Command, out *outputFlag, fetch func(context.Context, *cl
 	if done, err := out.structured(w, v); done {
 		return err
 	}
-	return text(w, v)
+	return text(tableOut(cmd, w), v)
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -133,10 +133,13 @@ func slurmWord(v string, now time.Time) (t time.Time, ok bool, err error) {
 }
 
 // checkWindow checks the flags of a window before it is sent: each time,
-// and that since is before until, or before now when until is not given
+// that since is before until, or before now when until is not given
 // (the master's default until): a --since in the future makes a window
-// the master refuses. untilFlag names the until flag (allot sim's is
-// --history-until).
+// the master refuses; and that until is not in the future, which a
+// report would claim to count (running attempts are counted up to now)
+// and from which usage's default since would count back, so that the
+// same flags gave other numbers a minute later (trial 2026-11-29i I5).
+// untilFlag names the until flag (allot sim's is --history-until).
 func checkWindow(w *client.Window, untilFlag string) error {
 	now := time.Now()
 	var since, until time.Time
@@ -151,6 +154,10 @@ func checkWindow(w *client.Window, untilFlag string) error {
 		if until, w.Until, err = checkWhen(untilFlag, w.Until, now); err != nil {
 			return err
 		}
+	}
+	if w.Until != "" && until.After(now) {
+		return usageErrorf("%s %s is in the future (now is %s): leave %s out to count up to now",
+			untilFlag, resolved(untilRaw, until), now.UTC().Format(time.RFC3339), untilFlag)
 	}
 	if w.Since != "" && w.Until != "" && !since.Before(until) {
 		// The times as resolved, as the error below gives them: --since

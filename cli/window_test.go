@@ -40,6 +40,14 @@ func TestWindowFlags(t *testing.T) {
 		{"history now without a count", []string{"history", "-E", "now-hours"}, `--until: expected now, or now+COUNT`},
 		{"history since now", []string{"history", "-S", "now"}, `--since `},
 		{"history until before since", []string{"history", "-S", "now-1hours", "-E", "now-2hours"}, `is not before --until`},
+		// A future end is refused, as a future start is (trial 2026-11-29i I5).
+		{"usage future until", []string{"usage", "--until", "2999-01-01T00:00:00Z"}, `--until 2999-01-01T00:00:00Z is in the future (now is `},
+		{"usage future until, short", []string{"usage", "-E", "now+1hours"}, `--until now+1hours (`},
+		{"history future until", []string{"history", "-E", "tomorrow"}, `--until tomorrow (`},
+		{"fairness future until", []string{"fairness", "-S", "2d", "-E", "2999-01-01T00:00:00Z"}, `is in the future (now is `},
+		{"history check future until", []string{"history", "check", "--until", "2999-01-01T00:00:00Z"}, `is in the future`},
+		{"sim history future until", []string{"sim", "--from-history", "--history-until", "2999-01-01T00:00:00Z"},
+			`--history-until 2999-01-01T00:00:00Z is in the future`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
