@@ -98,12 +98,11 @@ func NewJob(sub Submission, resume []Resumed) Job {
 // a preempted one if any waits, else a fresh one. It returns the task's
 // slot in ts; the task's Limited says whether Due is its time limit.
 func (j *Job) Launch(ts *Tasks, ji int32, nodes []sched.NodeSlots, backfill bool, now int64) int32 {
-	r := Resumed{Work: j.Fresh, ID: j.NextTask}
+	// The rule a Persister's effects were resolved by (Effect.Launches).
+	r := nextLaunch(j, 0)
 	if n := len(j.Resume); n > 0 {
-		r = j.Resume[n-1]
 		j.Resume = j.Resume[:n-1]
 	} else {
-		r.Work = j.FreshOf(r.ID)
 		j.NextTask++
 	}
 	ti := ts.Launch(ji, r.ID, r.Retries, r.Work, nodes, backfill, now)

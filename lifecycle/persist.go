@@ -63,8 +63,8 @@ func (st *stepper) resolve(effects []Effect) {
 // nextLaunch is the task the k-th next Launch of job j launches (k 0:
 // the next): Job.Launch takes its waiting tasks that ran before from the
 // end of Resume, then fresh ones from NextTask on, each with its own work
-// (FreshOf). It must follow Job.Launch, which Step checks at every start
-// (launched).
+// (FreshOf). Job.Launch launches by it (k 0), so what a Persister stored
+// is what launches; Step still checks it at every start (launched).
 func nextLaunch(j *Job, k int32) Resumed {
 	if n := int32(len(j.Resume)); k < n {
 		return j.Resume[n-1-k]

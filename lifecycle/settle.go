@@ -12,8 +12,9 @@ import (
 // reservations carried between them, Decide's order, which effects are
 // skipped, when the instant is settled); the Driver builds each pass's
 // snapshot from its state and applies the effects to it. Each knows its
-// own instant: the Cluster the one Step was given, the master its clock,
-// read as it builds and applies, as it always did.
+// own instant: the Cluster the one Step was given, the master the one its
+// settling read as it began, read again only past a handler's change
+// made while the core planned (master/loop.go).
 type Driver interface {
 	// Idle reports, before a pass, that a pass could change nothing
 	// now, so that the passes so far settled the instant (the Cluster's
