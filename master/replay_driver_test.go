@@ -403,6 +403,7 @@ func (d *replayDriver) submitDue(t *testing.T, now float64, moved bool) {
 			}
 			d.ids[i] = d.submit(t, j)
 			d.byID[d.ids[i]] = i
+			d.latePass(j)
 			if d.c.eager {
 				d.settle(t)
 			}

@@ -104,6 +104,11 @@ type rjob struct {
 	// long after its limit, as a master that kills late (on a tick, or
 	// after a restart) does (replay_limitkill_test.go).
 	limitLate float64
+	// passLate, when positive, runs the pass its submission brings about
+	// that long after it, as a live loop's pass may come a few
+	// milliseconds after the event, across a second's end
+	// (replay_latepass_test.go).
+	passLate float64
 }
 
 // rchange is a change of a job's priority, weight, time limit, QOS or
@@ -326,7 +331,7 @@ func replayCases() []replayCase {
 			{name: "b2", slots: 1, submit: 150, run: 300, project: "b"},
 			{name: "b3", slots: 2, submit: 200, run: 100, project: "b", kill: 250},
 		}},
-	}, append(featureCases(), append(nodeCases(), beforeSubmitCases()...)...)...)
+	}, append(featureCases(), append(nodeCases(), append(beforeSubmitCases(), latePassCases()...)...)...)...)
 }
 
 // randomCases run one random workload, from a fixed seed, under each

@@ -45,7 +45,9 @@ import (
 // notes it); a job killed by a user is
 // killed at the same offset in the replay (one killed before it ran runs
 // until then, if it starts), and one submitted after a pass that decided
-// something in its second is marked after_pass (whatif_work.go). Its
+// something in its second is marked after_pass (whatif_work.go), one whose
+// first pass came in the next second says first_pass
+// (whatif_firstpass.go). Its
 // priority and weight changes are set_priority and set_weight events
 // (whatif_changes.go), and the losses and returns of the file's nodes in
 // the window node_down and node_up events (the store's node history),
@@ -414,6 +416,11 @@ func (x *jobExport) job(j store.Job) (notes []string) {
 	notes = append(notes, notes1...)
 	lateRuns(&sj)
 	sj.AfterPass = hist.afterPass[j.ID]
+	if s, ok := hist.firstPass[j.ID]; ok {
+		// Given to the replay's scheduler first in the second of its
+		// first pass, before any decision there (whatif_firstpass.go).
+		sj.FirstPass, sj.AfterPass = s, false
+	}
 	changes, changeTimes := exportChanges(&sj, hist.changes[j.ID], since, p)
 	note, ok := exportHints(j, &sj, p, cfg)
 	switch {
@@ -440,7 +447,7 @@ func (x *jobExport) job(j store.Job) (notes []string) {
 		notes = append(notes, fmt.Sprintf("job %d keeps its QOS, as the live job does, though its project's list no longer allows it: %v (keep_qos)", j.ID, err))
 	}
 	sc.Jobs = append(sc.Jobs, sj)
-	x.subs = append(x.subs, exportedSub{sj.Name, j.SubmittedAt})
+	x.subs = append(x.subs, exportedSub{sj.Name, hist.arrival(j.ID, j.SubmittedAt, since)})
 	sc.Events = append(sc.Events, changes...)
 	x.times = append(x.times, changeTimes...)
 	if j.State == store.JobKilled && !j.EndedAt.IsZero() && !killedByLimit(j, byJob[j.ID], hist) {

@@ -44,6 +44,10 @@ import (
 type historyEvents struct {
 	preempted map[attemptKey]time.Time
 	afterPass map[int64]bool
+	// firstPass are the jobs that no pass saw in their second, by job:
+	// the second (from the window's start) of the first pass that did
+	// (whatif_firstpass.go).
+	firstPass map[int64]int64
 	// changes are the jobs' priority and weight changes, in order.
 	changes map[int64][]jobChange
 	// moved are the attempts asked to move or resize: the attempt the
@@ -129,16 +133,20 @@ func (hs *history) events(ctx context.Context, since time.Time) (historyEvents, 
 	if err != nil {
 		return historyEvents{}, fmt.Errorf("read the node history: %w", err)
 	}
+	var nodeAt []time.Time
 	for _, e := range nevs {
 		if e.To == store.NodeLost {
 			h.nodeLosses[e.Node] = append(h.nodeLosses[e.Node], e.At)
 		}
+		nodeAt = append(nodeAt, e.At)
 	}
+	fp := firstPassScan{out: map[int64]int64{}}
 	second, decided := int64(-1), false
 	for _, e := range evs {
 		if s := int64(e.At.Sub(since) / time.Second); s != second {
 			second, decided = s, false
 		}
+		decisions := len(h.decisions)
 		if e.PartRan {
 			h.partRan[attemptKey{e.JobID, e.Index, e.Attempt}] = true
 		}
@@ -186,7 +194,9 @@ func (hs *history) events(ctx context.Context, since time.Time) (historyEvents, 
 			decided = true
 			h.decisions = append(h.decisions, e.At)
 		}
+		fp.see(e, second, len(h.decisions) > decisions, e.Index < 0 && e.From == "" && e.To == string(store.JobQueued))
 	}
+	h.firstPass = fp.firstPasses(nodeAt, since)
 	return h, nil
 }
 

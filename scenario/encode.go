@@ -208,6 +208,7 @@ func jobNode(j *Job, pl *Pool) (*yaml.Node, error) {
 	m.SetIf(j.KeepQOS, "keep_qos", true)
 	m.SetIf(j.Held, "held", true)
 	m.SetIf(j.AfterPass, "after_pass", true)
+	m.SetIf(j.FirstPass > j.Submit, "first_pass", j.FirstPass)
 	scriptFields(m, j)
 	if j.Searcher != nil {
 		searchFields(m, j)

@@ -167,6 +167,8 @@ func TestParseErrorsJobs(t *testing.T) {
 		{"job name is a bool", pools + "jobs:\n  - {name: true}\n", 10, `jobs[0]: name: expected a string, got true`},
 		{"duplicate job", jobs + "  - {name: asha}\n", 12, `jobs[1]: name: duplicate job name "asha" (first at line 10)`},
 		{"unknown job field", jobs + "    prioity: 3\n", 12, `jobs[0] "asha": unknown field "prioity"; did you mean "priority"?`},
+		{"first_pass before submit", pools + "jobs:\n  - {name: a, submit: 10, first_pass: 9}\n", 10,
+			`jobs[0] "a": first_pass: 9s comes before the job's submit (10s)`},
 		{"unknown kind", pools + "jobs:\n  - {name: a, kind: experment}\n", 10, `kind: unknown kind "experment"; did you mean "experiment"?`},
 		{"unknown pool", jobs + "    pool: gpus\n", 12, `jobs[0] "asha": pool: unknown pool "gpus"; did you mean "gpu"? (pools: gpu, cpu)`},
 		{"tasks zero", jobs + "    tasks: 0\n", 12, `tasks: expected an integer >= 1, got 0`},

@@ -54,7 +54,7 @@ var traceKeys = []string{"trace", "format"}
 // keeps them in step).
 var jobKeys = []string{"name", "kind", "submit", "pool", "tasks", "max_concurrent", "slots", "duration", "time_limit",
 	"priority", "priority_class", "weight", "preemptible", "interactive", "project", "user", "gpu", "checkpoint_every",
-	"on_preempt", "max_retries", "qos", "licenses", "account", "nice", "topology", "allow_infeasible", "keep_qos", "held", "after_pass",
+	"on_preempt", "max_retries", "qos", "licenses", "account", "nice", "topology", "allow_infeasible", "keep_qos", "held", "after_pass", "first_pass",
 	"min_slots", "max_slots", "searcher", "step_time", "trials", "curve", "runs", "fails", "start_fails", "start_lost", "lost", "stops", "agent_preempted", "checkpoints", "late_exits", "slow_kills"}
 
 // isJobMapping says whether a jobs mapping is a job written without its
@@ -167,6 +167,9 @@ func (p *parser) job(raw *yaml.Node, i int) Job {
 	yamlfield.Field(f, "keep_qos", &j.KeepQOS, yamlfield.Boolean)
 	yamlfield.Field(f, "held", &j.Held, yamlfield.Boolean)
 	yamlfield.Field(f, "after_pass", &j.AfterPass, yamlfield.Boolean)
+	if yamlfield.Field(f, "first_pass", &j.FirstPass, yamlfield.Duration) && j.FirstPass < j.Submit {
+		f.Errorf("first_pass", "%ds comes before the job's submit (%ds): the scheduler cannot consider a job before it is submitted", j.FirstPass, j.Submit)
+	}
 	p.elastic(f, &j)
 	searchParser{p.Parser}.search(f, &j)
 	scripts := scriptParser{p.Parser}
@@ -184,7 +187,7 @@ func (p *parser) job(raw *yaml.Node, i int) Job {
 	f.Done()
 	p.resolveJob(f, &j, &fl)
 	if j.Name != "" {
-		p.jobPools[j.Name], p.jobSubmits[j.Name] = j.Pool, j.Submit
+		p.jobPools[j.Name], p.jobSubmits[j.Name] = j.Pool, j.Arrival()
 	}
 	return j
 }

@@ -294,6 +294,14 @@ type Job struct {
 	// in its second it still settles the ends due then first, so it is
 	// no error there (sim's TestAfterPassAlone).
 	AfterPass bool
+	// FirstPass, when later than Submit, is when the scheduler first
+	// considers the job: the simulator submits it then, after the ends
+	// due and before the other submissions of that instant, while its
+	// Submit still orders it in the queue and counts its age. The
+	// what-if export sets it where the live master's first pass after
+	// the submission read its clock in the next second (the job reached
+	// no scheduler before then); 0 (the default) is at Submit.
+	FirstPass int64
 	// Fails scripts tasks that fail (TaskFail), in the file's order; nil
 	// for none.
 	Fails []TaskFail
@@ -362,6 +370,10 @@ type Job struct {
 	Curves [][]Point
 	Line   int
 }
+
+// Arrival is when the simulator submits the job: its first_pass, when
+// later than its submit.
+func (j *Job) Arrival() int64 { return max(j.Submit, j.FirstPass) }
 
 // Charged is the account the job's usage is charged to (see Account), or
 // "" for none.
@@ -555,7 +567,7 @@ type names struct {
 	jobNamesKnown bool // every job entry has a valid name
 	// jobPools maps job names to their pools, for the event checks.
 	jobPools map[string]string
-	// jobSubmits maps job names to their submission times, for the
-	// check of an event's before.
+	// jobSubmits maps job names to the times the simulator submits them
+	// (Job.Arrival), for the check of an event's before.
 	jobSubmits map[string]int64
 }

@@ -19,7 +19,7 @@ import (
 func (s *Scenario) Warnings() []string {
 	submits := make(map[string]int64, len(s.Jobs))
 	for _, j := range s.Jobs {
-		submits[j.Name] = j.Submit
+		submits[j.Name] = j.Arrival()
 	}
 	var out []string
 	for i, e := range s.Events {

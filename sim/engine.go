@@ -169,9 +169,9 @@ func (s *feed) pull() error {
 	if err != nil {
 		return fmt.Errorf("reading jobs: %w", err)
 	}
-	if s.hasNext && spec.Submit < s.next.Submit {
-		return fmt.Errorf("job %q: submitted at %d, before the previous job (%d): jobs must come in submit order",
-			spec.Name, spec.Submit, s.next.Submit)
+	if s.hasNext && arrival(&spec) < arrival(&s.next) {
+		return fmt.Errorf("job %q: submitted at %d, before the previous job (%d): jobs must come in submit order (first_pass where later)",
+			spec.Name, arrival(&spec), arrival(&s.next))
 	}
 	if spec.Pool < 0 || spec.Pool >= len(s.in.Pools) {
 		return fmt.Errorf("job %q: pool index %d out of range", spec.Name, spec.Pool)
@@ -226,8 +226,8 @@ func (s *sim) nextTime() (int64, bool) {
 	if !s.q.empty() {
 		t, ok = s.q.peek(), true
 	}
-	if s.hasNext && (!ok || s.next.Submit < t) {
-		t, ok = s.next.Submit, true
+	if s.hasNext && (!ok || arrival(&s.next) < t) {
+		t, ok = arrival(&s.next), true
 	}
 	return t, ok
 }
@@ -286,7 +286,7 @@ func (s *sim) step() error {
 		s.handle(s.q.pop())
 	}
 	s.fresh = s.fresh[:0]
-	for s.hasNext && s.next.Submit == s.now {
+	for s.hasNext && arrival(&s.next) == s.now {
 		if err := s.scriptBefore(s.next.Name); err != nil {
 			return err
 		}
@@ -405,7 +405,7 @@ func (s *world) wake(at int64) {
 // changes until the next other event, so they would only stretch the run.
 func (s *sim) dropIdleWakes() {
 	for !s.q.empty() && s.q.items[0].kind == evWake && s.queued == 0 && !s.c.MayGrow() {
-		if s.hasNext && s.next.Submit <= s.q.peek() {
+		if s.hasNext && arrival(&s.next) <= s.q.peek() {
 			return
 		}
 		s.q.pop()

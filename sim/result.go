@@ -240,7 +240,7 @@ func (r *recorder) init(s *sim) {
 func (r *recorder) advance(t int64) {
 	r.col.Advance(t)
 	r.usage.advance(t)
-	if r.firstSub < 0 && r.s.hasNext && r.s.next.Submit == t {
+	if r.firstSub < 0 && r.s.hasNext && arrival(&r.s.next) == t {
 		r.firstSub = t
 	}
 }

@@ -238,6 +238,7 @@ func specFromScenario(j scenario.Job, pool int, quota bool) JobSpec {
 		Topology:        sched.Topology(j.Topology),
 		MinSlots:        j.MinSlots,
 		AfterPass:       j.AfterPass,
+		FirstPass:       j.FirstPass,
 		Held:            j.Held,
 	}
 	spec.Fails = byTask(j.Fails, func(f scenario.TaskFail) (int, int64) { return f.Task, f.After })

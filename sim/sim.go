@@ -154,6 +154,11 @@ type JobSpec struct {
 	// is submitted, where a live master ran a pass between it and the
 	// jobs or ends before it in the same second (scenario.Job.AfterPass).
 	AfterPass bool
+	// FirstPass, when later than Submit, is when the job is submitted to
+	// the Cluster, after the ends due then and before the instant's other
+	// submissions; Submit still orders it in the queue and counts its
+	// age (scenario.Job.FirstPass). Jobs come in the order of arrival.
+	FirstPass int64
 	// Held submits the job held, until an EventRelease
 	// (scenario.Job.Held).
 	Held bool
@@ -434,8 +439,12 @@ func (s *SliceSource) Fraction() float64 {
 }
 
 func sortStable(jobs []JobSpec) {
-	slices.SortStableFunc(jobs, func(a, b JobSpec) int { return cmp.Compare(a.Submit, b.Submit) })
+	slices.SortStableFunc(jobs, func(a, b JobSpec) int { return cmp.Compare(arrival(&a), arrival(&b)) })
 }
+
+// arrival is when job j is submitted to the Cluster: its FirstPass,
+// when later than its Submit.
+func arrival(j *JobSpec) int64 { return max(j.Submit, j.FirstPass) }
 
 // Run replays the input and returns the result.
 func Run(in *Input, opt Options) (*Result, error) {
