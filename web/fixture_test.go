@@ -259,7 +259,23 @@ func (f *fixture) serve(t *testing.T) *httptest.Server {
 		if by == "user" {
 			rows = []api.UsageRow{{User: "ann", GPUHours: 25, Jobs: 3, Attempts: 3}, {User: "bo", GPUHours: 15, Jobs: 3, Attempts: 4}}
 		}
-		f.reply(w, 200, api.Usage{Since: at(-7 * 24 * time.Hour), Until: now, By: by, Rows: rows, TotalGPUHours: 40,
+		// The window as the master reads it (api.ParseWhen), so that a
+		// page's since and until show in its answer or its refusal.
+		since, until := at(-7*24*time.Hour), now
+		for _, p := range []struct {
+			name string
+			to   *time.Time
+		}{{"until", &until}, {"since", &since}} {
+			if v := r.URL.Query().Get(p.name); v != "" {
+				t, err := api.ParseWhen(v, now)
+				if err != nil {
+					writeJSON(w, http.StatusBadRequest, api.Error{Error: fmt.Sprintf("%s %q: %v", p.name, v, err), Field: p.name})
+					return
+				}
+				*p.to = t
+			}
+		}
+		f.reply(w, 200, api.Usage{Since: since, Until: until, By: by, Rows: rows, TotalGPUHours: 40,
 			Shares: []api.Share{{Account: "research", RawShares: 1, NormShares: 1, EffectiveUsage: 0.4},
 				{Account: "research/ann", RawShares: 1, NormShares: 1, EffectiveUsage: 0.4, FairShare: new(0.6)}}})
 	})
