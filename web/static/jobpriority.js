@@ -37,7 +37,8 @@ export function factorsText(f) {
 export function priorityRows(j, x) {
   const pr = mfPriority(j, x);
   const f = x && x.factors;
-  const prio = pr === undefined ? 'not computed yet (the next scheduling pass gives it)' : pr.toFixed(4);
+  const unknown = j.state === 'queued' ? 'not computed yet (the next scheduling pass gives it)' : '—';
+  const prio = pr === undefined ? unknown : pr.toFixed(4);
   const cls = j.priority_class ? `${j.priority} (${j.priority_class})` : `${j.priority}`;
   return [
     ['Multifactor priority', h('span', {id: 'mf-priority'}, prio + (f ? ` (${factorsText(f)})` : ''),
