@@ -56,3 +56,15 @@ func TestExperimentOtherMetricName(t *testing.T) {
 		t.Errorf("%d charts drawn without a report of the metric", n)
 	}
 }
+
+// TestExperimentSearcherTableFitsNarrowScreen: the searcher's table and
+// rung lines scroll in their own boxes on a narrow screen, as the other
+// tables do, once they are drawn (TestViewsFitNarrowScreen may look
+// before the metrics come).
+func TestExperimentSearcherTableFitsNarrowScreen(t *testing.T) {
+	p := openPage(t, newFixture(), "#/jobs/1", narrow)
+	p.waitText("#rungs", "rung 2 (step 9)")
+	if sizes := evalJS[[]int](p, `[document.documentElement.scrollWidth, window.innerWidth]`); sizes[0] > sizes[1] {
+		t.Errorf("the experiment's page is %d px wide on a %d px screen", sizes[0], sizes[1])
+	}
+}

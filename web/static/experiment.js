@@ -15,7 +15,9 @@ export function searcherPanel() {
       ['Rungs', 'How many rungs the trial reached'], ['Decision', "The searcher's decision, with what it alone does not say"]]);
   const rungs = h('pre', {id: 'rungs', class: 'small'});
   const el = h('section', {'aria-labelledby': 'searcher-h', id: 'searcher', hidden: true},
-    h('h2', {id: 'searcher-h'}, 'Searcher'), head, unjudged, t.el, h('h3', {}, 'Rungs'), rungs);
+    // The rung lines keep their columns: on a narrow screen they scroll
+    // in their own box, as the tables do, and widen nothing.
+    h('h2', {id: 'searcher-h'}, 'Searcher'), head, unjudged, t.el, h('h3', {}, 'Rungs'), h('div', {class: 'scroll'}, rungs));
   return {
     el,
     set(m) {
