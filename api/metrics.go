@@ -27,9 +27,15 @@ type JobMetrics struct {
 	// Rungs are each bracket's rung lengths in steps, for asha and
 	// adaptive_asha: with the trials' RungJoins, the per-rung summary
 	// that allot experiment show and allot sim print.
-	Rungs  [][]int64      `json:"rungs,omitempty"`
-	Trials []TrialMetrics `json:"trials"`
-	Points []MetricPoint  `json:"points"`
+	Rungs [][]int64 `json:"rungs,omitempty"`
+	// ReportedMetrics are the names the reports carry, sorted; with
+	// MetricReports, how many of the reports carry Metric, they tell a
+	// search whose trials report another name than its searcher's
+	// metric (val_loss for loss), which then judges no trial.
+	ReportedMetrics []string       `json:"reported_metrics,omitempty"`
+	MetricReports   int            `json:"metric_reports"`
+	Trials          []TrialMetrics `json:"trials"`
+	Points          []MetricPoint  `json:"points"`
 }
 
 // TrialMetrics summarises one trial's reports of Metric.
@@ -38,6 +44,10 @@ type TrialMetrics struct {
 	State           string          `json:"state"`
 	Hyperparameters json.RawMessage `json:"hyperparameters,omitempty"`
 	Reports         int             `json:"reports"`
+	// MetricReports is how many of Reports carry Metric; for an adaptive
+	// searcher, a trial with none was never judged by it (DecisionNote
+	// then says so: "never reported loss; it reported val_loss").
+	MetricReports int `json:"metric_reports"`
 	// LatestStep and Latest are the last report of Metric by step; BestStep
 	// and Best the best one. Absent before the first report.
 	LatestStep *int64   `json:"latest_step,omitempty"`

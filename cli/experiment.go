@@ -122,7 +122,7 @@ func printExperiment(w io.Writer, m api.JobMetrics, wide bool) error {
 	if searcher == "" {
 		searcher = "none"
 	}
-	fmt.Fprintf(w, "Experiment %d  searcher %s  metric %s  reports %d\n", m.JobID, searcher, metric, len(m.Points))
+	fmt.Fprintf(w, "Experiment %d  searcher %s  metric %s  reports %d%s\n", m.JobID, searcher, metric, len(m.Points), unjudged(m))
 	if b := bestTrial(m); b != nil {
 		fmt.Fprintf(w, "Best: trial %d, %s %s at step %d\n", b.Task, m.Metric, optFloat(b.Best), *b.BestStep)
 	}
@@ -157,6 +157,18 @@ func printExperiment(w io.Writer, m api.JobMetrics, wide bool) error {
 		printRungs(w, m)
 	}
 	return nil
+}
+
+// unjudged is what the header adds when an adaptive searcher's metric
+// is in none of the reports: the names the trials report instead, so
+// that a search on loss whose trials write val_loss, which judged and
+// stopped nothing, does not read as one that ran (trial 2026-11-29i I16).
+func unjudged(m api.JobMetrics) string {
+	if len(m.Rungs) == 0 || len(m.ReportedMetrics) == 0 || m.MetricReports > 0 { // none from an older master
+		return ""
+	}
+	return fmt.Sprintf(", none of metric %s; trials report %s, so the searcher judged no trial",
+		m.Metric, strings.Join(m.ReportedMetrics, ", "))
 }
 
 // printRungs prints the per-rung summary, the lines allot sim prints

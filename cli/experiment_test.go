@@ -113,3 +113,36 @@ func TestAttemptEndStopped(t *testing.T) {
 		})
 	}
 }
+
+// TestExperimentUnjudged: the header names the metrics the trials
+// reported when none is the searcher's, and a trial's DECISION carries
+// the master's note (trial 2026-11-29i I16); an older master's answer,
+// without the names, or one with reports of the metric, adds nothing.
+func TestExperimentUnjudged(t *testing.T) {
+	zero := 0
+	points := make([]api.MetricPoint, 3)
+	trial := api.TrialMetrics{Task: 0, State: "completed", Reports: 3, Bracket: &zero, Rung: &zero, Decision: "done",
+		DecisionNote: "never reported loss; it reported val_loss"}
+	for _, c := range []struct {
+		name       string
+		names      []string
+		withMetric int
+		want       string
+	}{
+		{"another name", []string{"val_loss"}, 0, "reports 3, none of metric loss; trials report val_loss, so the searcher judged no trial"},
+		{"some of the metric", []string{"loss", "val_loss"}, 1, "reports 3\n"},
+		{"older master", nil, 0, "reports 3\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var b bytes.Buffer
+			m := api.JobMetrics{JobID: 23, Searcher: "asha", Metric: "loss", SmallerIsBetter: true, Rungs: [][]int64{{1}},
+				ReportedMetrics: c.names, MetricReports: c.withMetric, Points: points, Trials: []api.TrialMetrics{trial}}
+			if err := printExperiment(&b, m, false); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), c.want) || !strings.Contains(b.String(), "done: never reported loss; it reported val_loss") {
+				t.Errorf("output %q, want %q and the trial's note", b.String(), c.want)
+			}
+		})
+	}
+}

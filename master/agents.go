@@ -309,7 +309,7 @@ func (ag *agents) report(ctx context.Context, n *mnode, r api.Report) error {
 	case api.EventExited:
 		// The reason an agent that applied the time limit gave the end so
 		// far (stoppedAtLimit), put back with the part if this fails.
-		before, agentSaid := *p, t.Stop.Reason("")
+		before, agentSaid, attempt := *p, t.Stop.Reason(""), t.rec.Attempt
 		p.state, p.outcome, p.exitCode, p.err = partExited, agent.Outcome(r.Outcome), r.ExitCode, r.Error
 		p.checkpoint = reportedCheckpoint(r.Checkpoint)
 		p.exitedAt = partExit(t.att, r.At, ag.m.now())
@@ -322,7 +322,7 @@ func (ag *agents) report(ctx context.Context, n *mnode, r api.Report) error {
 			*p = before
 			return err
 		}
-		return nil
+		return ag.trials.metricNameNote(ctx, t, attempt) // a search's trial that never reported its metric
 	}
 	return nil
 }

@@ -292,6 +292,7 @@ func (jm jobMetrics) read(ctx context.Context, id int64) (api.JobMetrics, error)
 		}
 	}
 	out.Trials = trialSummaries(tasks, mets, out.Metric, out.SmallerIsBetter, s)
+	out.ReportedMetrics, out.MetricReports = reportedNames(mets, out.Metric) // experiment_metric.go
 	if s != nil {
 		ends := lastEnds(atts)
 		for i := range out.Trials {
@@ -301,6 +302,7 @@ func (jm jobMetrics) read(ctx context.Context, id int64) (api.JobMetrics, error)
 			tm.RungJoins = joins[tm.Task]
 			tm.DecisionNote = decisionNote(tm, said, s.Config().Divisor, jm.lateCause(ctx)) // experiment_late.go
 		}
+		noteUnjudged(out.Trials, out.Metric, mets)
 	}
 	return out, nil
 }
@@ -367,6 +369,7 @@ func trialSummaries(tasks []store.Task, mets []store.Metric, metric string, smal
 		if !ok {
 			continue
 		}
+		tm.MetricReports++
 		step := met.Step
 		if tm.LatestStep == nil || step >= *tm.LatestStep {
 			tm.LatestStep, tm.Latest = &step, &v

@@ -44,6 +44,12 @@ type fixture struct {
 	// who, when set, is whoami's user and roles; by default ann, the
 	// lead of the fixture's projects, who may act on every job.
 	who *api.Whoami
+	// metrics, when set for a job, is its GET /jobs/{id}/metrics in
+	// place of fixtureMetrics'.
+	metrics map[int64]api.JobMetrics
+	// factors, when set for a job, is its explanation's multifactor
+	// breakdown.
+	factors map[int64]*api.Factors
 }
 
 // now anchors the fixture's times, so relative times in the page are
@@ -236,7 +242,13 @@ func (f *fixture) serve(t *testing.T) *httptest.Server {
 	mux.HandleFunc("GET /api/v1/jobs/{id}/logs", f.jobLogs)
 	mux.HandleFunc("GET /api/v1/jobs/{id}/metrics", func(w http.ResponseWriter, r *http.Request) {
 		id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
-		f.reply(w, 200, fixtureMetrics(id))
+		f.mu.Lock()
+		m, ok := f.metrics[id]
+		f.mu.Unlock()
+		if !ok {
+			m = fixtureMetrics(id)
+		}
+		f.reply(w, 200, m)
 	})
 	mux.HandleFunc("GET /api/v1/nodes", func(w http.ResponseWriter, r *http.Request) { f.reply(w, 200, f.nodes) })
 	mux.HandleFunc("GET /api/v1/pools", func(w http.ResponseWriter, r *http.Request) { f.reply(w, 200, f.pools) })
@@ -247,7 +259,23 @@ func (f *fixture) serve(t *testing.T) *httptest.Server {
 		if by == "user" {
 			rows = []api.UsageRow{{User: "ann", GPUHours: 25, Jobs: 3, Attempts: 3}, {User: "bo", GPUHours: 15, Jobs: 3, Attempts: 4}}
 		}
-		f.reply(w, 200, api.Usage{Since: at(-7 * 24 * time.Hour), Until: now, By: by, Rows: rows, TotalGPUHours: 40,
+		// The window as the master reads it (api.ParseWhen), so that a
+		// page's since and until show in its answer or its refusal.
+		since, until := at(-7*24*time.Hour), now
+		for _, p := range []struct {
+			name string
+			to   *time.Time
+		}{{"until", &until}, {"since", &since}} {
+			if v := r.URL.Query().Get(p.name); v != "" {
+				t, err := api.ParseWhen(v, now)
+				if err != nil {
+					writeJSON(w, http.StatusBadRequest, api.Error{Error: fmt.Sprintf("%s %q: %v", p.name, v, err), Field: p.name})
+					return
+				}
+				*p.to = t
+			}
+		}
+		f.reply(w, 200, api.Usage{Since: since, Until: until, By: by, Rows: rows, TotalGPUHours: 40,
 			Shares: []api.Share{{Account: "research", RawShares: 1, NormShares: 1, EffectiveUsage: 0.4},
 				{Account: "research/ann", RawShares: 1, NormShares: 1, EffectiveUsage: 0.4, FairShare: new(0.6)}}})
 	})
@@ -450,6 +478,7 @@ func (f *fixture) explain(w http.ResponseWriter, r *http.Request) {
 	if cf, ok := f.wouldStart[id]; ok {
 		x.WouldStart = cf
 	}
+	x.Factors = f.factors[id]
 	f.mu.Unlock()
 	f.reply(w, 200, x)
 }
@@ -498,6 +527,12 @@ func (f *fixture) patchJob(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	if u.Priority != nil {
 		j.Priority = *u.Priority
+	}
+	if u.QOS != nil {
+		j.QOS = *u.QOS
+	}
+	if u.Nice != nil {
+		j.Nice = *u.Nice
 	}
 	f.mu.Unlock()
 	f.reply(w, http.StatusOK, j)
@@ -556,7 +591,13 @@ func fixtureMetrics(id int64) api.JobMetrics {
 		m.Points = append(m.Points, api.MetricPoint{Task: p.task, Attempt: 1, Step: p.step, Time: at(0),
 			Metrics: map[string]float64{"loss": p.loss}})
 	}
-	m.Trials = []api.TrialMetrics{{Task: 0, State: "running", Decision: "continue", Best: new(0.2), BestStep: new(int64(9))},
-		{Task: 1, State: "completed", Decision: "stopped", Best: new(1.3), BestStep: new(int64(3))}}
+	m.Rungs = [][]int64{{1, 3, 9}}
+	join := func(rung int, decision string) api.RungJoin { return api.RungJoin{Rung: rung, Decision: decision} }
+	m.ReportedMetrics, m.MetricReports = []string{"loss"}, 5
+	m.Trials = []api.TrialMetrics{{Task: 0, State: "running", Decision: "continue", Best: new(0.2), BestStep: new(int64(9)),
+		Latest: new(0.2), LatestStep: new(int64(9)), Bracket: new(0), Rung: new(2), DecisionNote: "promoted at rungs 0-1 as the first to arrive",
+		RungJoins: []api.RungJoin{join(0, "promoted"), join(1, "promoted")}},
+		{Task: 1, State: "completed", Decision: "stopped", Best: new(1.3), BestStep: new(int64(3)), Bracket: new(0), Rung: new(1),
+			DecisionNote: "at rung 1, not in the top 1/3", RungJoins: []api.RungJoin{join(0, "promoted"), join(1, "stopped")}}}
 	return m
 }

@@ -5,8 +5,10 @@
 import {call, get, mayChange, mayKill, whoami} from './api.js';
 import {blockerRef, duration, estimate, fill, h, jobLink, memo, shownState, stateBadge, taskState, when, yesNo} from './dom.js';
 import {queueActions} from './jobactions.js';
+import {isMultifactor, priorityRows, qosNiceForm} from './jobpriority.js';
 import {logPanel} from './logs.js';
 import {metricPanel} from './metrics.js';
+import {searcherPanel} from './experiment.js';
 
 const terminal = new Set(['completed', 'failed', 'killed']);
 const maxTasks = 200;
@@ -19,15 +21,16 @@ export function mount(root, ctx) {
   const tasks = h('div', {id: 'tasks'});
   const logs = logPanel(id);
   const metrics = metricPanel();
+  const search = searcherPanel();
   const sameMetrics = memo();
   const sameWhy = memo();
   const same = memo();
   const render = (j) => {
     act.job = j;
-    if (same(j)) return;
+    if (same([j, act.mf, act.x])) return;
     fill(title, `Job ${j.id} · ${j.name || '(unnamed)'} `, stateBadge(shownState(j)));
     renderWhy(why, j);
-    renderFields(fields, j);
+    renderFields(fields, j, act.mf, act.x);
     renderTasks(tasks, j);
     logs.setTasks(j);
     act.update(j);
@@ -38,13 +41,21 @@ export function mount(root, ctx) {
     title, why, act.el,
     h('section', {'aria-labelledby': 'fields-h'}, h('h2', {id: 'fields-h'}, 'Details'), fields),
     metrics.el,
+    search.el,
     h('section', {'aria-labelledby': 'tasks-h'}, h('h2', {id: 'tasks-h'}, 'Tasks and attempts'), tasks),
     logs.el,
   );
   return {
     async refresh(signal) {
-      const [j, w] = await Promise.all([get('/jobs/' + id, signal), whoami()]);
+      // The pools are extra: without them the job's own fields tell a
+      // multifactor pool (isMultifactor).
+      const [j, w, pools] = await Promise.all([get('/jobs/' + id, signal), whoami(), get('/pools', signal).catch((e) => {
+        if (e.name === 'AbortError') throw e;
+        return null;
+      })]);
       act.who = w;
+      act.mf = isMultifactor(j, pools);
+      if (!j.position) act.x = null;
       render(j);
       if (j.position) {
         // The explanation is extra: without it the page keeps the reason.
@@ -52,7 +63,11 @@ export function mount(root, ctx) {
           if (e.name === 'AbortError') throw e;
           return null;
         });
-        if (x && !sameWhy([j, x])) renderWhy(why, j, x);
+        if (x && !sameWhy([j, x])) {
+          renderWhy(why, j, x);
+          act.x = x;
+          if (act.mf) renderFields(fields, j, true, x); // the factors
+        }
       }
       if (j.kind === 'experiment') {
         // The chart is extra: a failure to load it leaves the page as is.
@@ -60,7 +75,10 @@ export function mount(root, ctx) {
           if (e.name === 'AbortError') throw e;
           return null;
         });
-        if (m && !sameMetrics(m)) metrics.set(m);
+        if (m && !sameMetrics(m)) {
+          metrics.set(m);
+          search.set(m);
+        }
       }
     },
     error(e) {
@@ -94,8 +112,11 @@ function actions(id, ctx, render) {
   let edited = false; // the user typed a priority: refreshes leave it alone
   const act = {
     job: null,
+    mf: false, // the job's pool is multifactor: QOS and nice, not the 1-99 priority, order its queue
+    x: null, // the job's last explanation, for the multifactor factors
     who: null, // the signed-in user (GET /whoami); null: unknown
     el: h('section', {class: 'actions', 'aria-label': 'Actions'}, kill, form, denied, note),
+    qn: null, // the QOS and nice form (jobpriority.js), in the priority form's place in a multifactor pool
     say(msg, bad) {
       note.textContent = msg;
       note.className = bad ? 'note error' : 'note ok';
@@ -113,7 +134,8 @@ function actions(id, ctx, render) {
       const mayEnd = mayKill(act.who, j);
       kill.disabled = prio.disabled = prioBtn.disabled = ended;
       kill.hidden = ended || !mayEnd;
-      form.hidden = ended || !may;
+      form.hidden = ended || !may || act.mf;
+      act.qn.show(j, !ended && may && act.mf);
       denied.hidden = ended || may;
       const who = `only its owner (${j.user || 'no user'}) while a member of project ${j.project}, the project's lead or an admin may.`;
       denied.textContent = may ? '' : mayEnd ? `${act.who.user} owns this job and may kill or requeue it, but not change its priority: ${who}`
@@ -123,12 +145,14 @@ function actions(id, ctx, render) {
     },
     // hide takes the actions away from a job that cannot be shown.
     hide() {
-      kill.hidden = form.hidden = denied.hidden = true;
+      kill.hidden = form.hidden = denied.hidden = act.qn.el.hidden = true;
       queue.hide();
     },
   };
   const queue = queueActions(id, ctx, act, render);
   kill.after(queue.el);
+  act.qn = qosNiceForm(id, ctx, act, render);
+  form.after(act.qn.el);
   kill.addEventListener('click', async () => {
     const name = act.job ? ` (${act.job.name})` : '';
     if (!(await ctx.confirm(`Kill job ${id}${name}? Its running tasks are stopped and none of its tasks will run again.`, 'Kill job'))) return;
@@ -325,15 +349,20 @@ function endedRows(j) {
   return [...rows, ['Ended', `not yet: ${n} still stopping`]];
 }
 
-function renderFields(el, j) {
+// renderFields shows the job's details; in a multifactor pool (mf) the
+// multifactor priority with its factors (from x, the explanation, when
+// read), QOS and nice in place of the 1-99 priority (jobpriority.js).
+function renderFields(el, j, mf, x) {
   const env = Object.keys(j.environment || {}).sort();
+  const prio = mf ? priorityRows(j, x) : [['Priority', j.priority_class ? `${j.priority} (${j.priority_class})` : j.priority]];
+  const hints = mf ? requested(j).filter(([k]) => k !== 'QOS' && k !== 'Nice') : requested(j);
   const rows = [
     ['Kind', j.kind], ['State', j.reason ? [stateBadge(shownState(j)), ' ', j.reason] : stateBadge(shownState(j))],
     ['Project', j.project], ['User', j.user || '—'], ['Pool', j.pool],
     ['Tasks', `${j.running} ${j.ending ? 'still stopping' : 'running'} of ${j.tasks}`],
     ['Slots per task', j.min_slots ? `${j.slots} (elastic down to ${j.min_slots})` : j.slots],
-    ...requested(j),
-    ['Priority', j.priority_class ? `${j.priority} (${j.priority_class})` : j.priority],
+    ...hints,
+    ...prio,
     ['Weight', j.weight], ['Preemptible', yesNo(j.preemptible)],
     ['Time limit', j.time_limit_s ? duration(j.time_limit_s) : 'none'],
     ['Entrypoint', h('code', {}, j.entrypoint || '—')],

@@ -5,6 +5,7 @@
 // trial's do, are drawn on a log scale.
 
 import {fill, h} from './dom.js';
+import {unjudgedText} from './experiment.js';
 
 const ns = 'http://www.w3.org/2000/svg';
 const W = 640, H = 260, pad = {l: 56, r: 12, t: 12, b: 28};
@@ -28,7 +29,9 @@ export function metricPanel() {
       const name = m && m.metric;
       el.hidden = !pts.length || !name;
       if (el.hidden) return;
-      fill(body, caption(m), chart(m, name, pts));
+      // No report of the metric: nothing to draw, and the reason said.
+      const none = unjudgedText(m);
+      fill(body, none ? h('p', {class: 'muted', id: 'metric-caption'}, none) : [caption(m), chart(m, name, pts)]);
     },
   };
 }
