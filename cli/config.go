@@ -50,7 +50,13 @@ docs/config.md describes the format.`,
 	// allot master takes the file as --config: a newcomer copies it.
 	check.Flags().StringVar(&checkFile, "config", "", "the configuration file, as allot master --config takes it (or give it as an argument)")
 	cmd.AddCommand(check)
-	cmd.AddCommand(&cobra.Command{
+	cmd.AddCommand(newConfigReloadCmd())
+	return cmd
+}
+
+// newConfigReloadCmd is allot config reload.
+func newConfigReloadCmd() *cobra.Command {
+	return &cobra.Command{
 		Use:   "reload",
 		Short: "Ask the master to re-read its configuration file (admins)",
 		Long: `Ask the running master to re-read its configuration file. A file with
@@ -59,11 +65,11 @@ configuration it has; the error names the file, line and field. A reload
 that is taken says what it changed in the pools' scheduling settings,
 the projects', the licenses' totals, the QOS levels, default_qos and the
 usage decay ("changed pool hpc: reservations easy → conservative",
-"changed license matlab: total 1 → 0", "removed qos high"); the what-if export notes such
-changes in its window (allot history check). A reload that drops a pool,
-project, license or QOS level that live jobs use is refused, naming them;
-warnings (on stderr) name live jobs the reload leaves waiting or running
-under settings they no longer meet.`,
+"changed license matlab: total 1 → 0", "removed qos high"); the what-if
+export notes such changes in its window (allot history check). A reload
+that drops a pool, project, license or QOS level that live jobs use is
+refused, naming them; warnings (on stderr) name live jobs the reload
+leaves waiting or running under settings they no longer meet.`,
 		Example: "  allot config reload --master http://master:8080",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -92,8 +98,7 @@ under settings they no longer meet.`,
 			}
 			return nil
 		},
-	})
-	return cmd
+	}
 }
 
 // runConfigCheck checks the configuration file at path: ok to out, or
