@@ -28,6 +28,21 @@ type TaskFail struct {
 // mappings that name its tasks.
 type scriptParser struct{ *spec.Parser }
 
+// all reads the job's scripted outcomes: runs first, since a failure or
+// a stop comes within its task's run time.
+func (p scriptParser) all(f *yamlfield.Fields, j *Job) {
+	p.runs(f, j)
+	p.fails(f, j)
+	p.startFails(f, j)
+	p.startLost(f, j)
+	p.lost(f, j)
+	p.stops(f, j)
+	p.agentPreempted(f, j)
+	p.checkpoints(f, j)
+	p.lateExits(f, j)
+	p.slowKills(f, j)
+}
+
 // fails reads a job's fails: a list of {task, after}.
 func (p scriptParser) fails(f *yamlfield.Fields, j *Job) {
 	if f.Lookup("fails") != nil && j.Duration < 0 && j.Searcher == nil {

@@ -172,18 +172,7 @@ func (p *parser) job(raw *yaml.Node, i int) Job {
 	}
 	p.elastic(f, &j)
 	searchParser{p.Parser}.search(f, &j)
-	scripts := scriptParser{p.Parser}
-	// runs first: a failure or a stop comes within its task's run time.
-	scripts.runs(f, &j)
-	scripts.fails(f, &j)
-	scripts.startFails(f, &j)
-	scripts.startLost(f, &j)
-	scripts.lost(f, &j)
-	scripts.stops(f, &j)
-	scripts.agentPreempted(f, &j)
-	scripts.checkpoints(f, &j)
-	scripts.lateExits(f, &j)
-	scripts.slowKills(f, &j)
+	scriptParser{p.Parser}.all(f, &j)
 	f.Done()
 	p.resolveJob(f, &j, &fl)
 	if j.Name != "" {
