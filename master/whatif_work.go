@@ -115,6 +115,18 @@ type historyEvents struct {
 	agentStopped map[attemptKey]time.Time
 }
 
+// newHistoryEvents is an empty reading of the event log evs, its kills
+// read.
+func newHistoryEvents(evs []store.Event) historyEvents {
+	return historyEvents{preempted: map[attemptKey]time.Time{}, afterPass: map[int64]bool{}, changes: map[int64][]jobChange{},
+		moved: map[attemptKey]bool{}, startFailed: map[attemptKey]bool{}, startLost: map[attemptKey]bool{},
+		notRun: map[attemptKey]bool{}, nodeLosses: map[string][]time.Time{}, exitFailed: map[int64]bool{}, partRan: map[attemptKey]bool{},
+		leftEnded: map[attemptKey]time.Time{},
+		stopped:   map[attemptKey]bool{}, stoppedWaiting: map[int64]int{}, killing: map[attemptKey]time.Time{},
+		limitKilled: map[attemptKey]bool{}, startKilled: map[attemptKey]bool{}, kills: killTimes(evs),
+		agentStopped: map[attemptKey]time.Time{}, requeued: map[int64][]time.Time{}}
+}
+
 // events reads the event log and the node history since since for the
 // what-if export.
 func (hs *history) events(ctx context.Context, since time.Time) (historyEvents, error) {
@@ -122,13 +134,7 @@ func (hs *history) events(ctx context.Context, since time.Time) (historyEvents, 
 	if err != nil {
 		return historyEvents{}, fmt.Errorf("read the event log: %w", err)
 	}
-	h := historyEvents{preempted: map[attemptKey]time.Time{}, afterPass: map[int64]bool{}, changes: map[int64][]jobChange{},
-		moved: map[attemptKey]bool{}, startFailed: map[attemptKey]bool{}, startLost: map[attemptKey]bool{},
-		notRun: map[attemptKey]bool{}, nodeLosses: map[string][]time.Time{}, exitFailed: map[int64]bool{}, partRan: map[attemptKey]bool{},
-		leftEnded: map[attemptKey]time.Time{},
-		stopped:   map[attemptKey]bool{}, stoppedWaiting: map[int64]int{}, killing: map[attemptKey]time.Time{},
-		limitKilled: map[attemptKey]bool{}, startKilled: map[attemptKey]bool{}, kills: killTimes(evs),
-		agentStopped: map[attemptKey]time.Time{}, requeued: map[int64][]time.Time{}}
+	h := newHistoryEvents(evs)
 	nevs, err := hs.st.NodeEvents(ctx, store.NodeEventFilter{})
 	if err != nil {
 		return historyEvents{}, fmt.Errorf("read the node history: %w", err)
