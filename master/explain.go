@@ -207,6 +207,7 @@ func (ja *jobsAPI) explain(view api.Job) (api.Explanation, *aheadWork) {
 			f := fs[ji]
 			x.Factors = &api.Factors{Age: f.Age, FairShare: f.FairShare, JobSize: f.JobSize, QOS: f.QOS, Pool: f.Pool,
 				Nice: f.Nice, Priority: f.Priority}
+			x.FairShareNote = fairShareNote(&ja.m.planner.snap, ji, ja.m.cfg) // explainfair.go
 		}
 	}
 	f := liveFacts(ja.m, ji)
