@@ -101,19 +101,37 @@ func TestFairTreeRanksUsers(t *testing.T) {
 // the order the accounts were made in (trial 29i I9: of two users who
 // used nothing, the first made got 1, the other 2/3).
 func TestFairTreeTies(t *testing.T) {
-	type acc struct {
-		name   string
-		parent string
-		shares float64
-		usage  float64
-		job    bool
+	for _, tc := range fairTreeTieCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			// Every order of making the accounts gives the same factors:
+			// as listed, and with the leaves reversed.
+			for _, reversed := range []bool{false, true} {
+				checkTieCase(t, tc, reversed)
+			}
+		})
 	}
-	tests := []struct {
-		name string
-		accs []acc
-		want map[string]float64 // factor by account
-		rank map[string]int     // AccountShares' Rank by account
-	}{
+}
+
+// tieAcc is an account of a tie case: its parent by name ("" at the top)
+// and whether a job charges it.
+type tieAcc struct {
+	name   string
+	parent string
+	shares float64
+	usage  float64
+	job    bool
+}
+
+type tieCase struct {
+	name string
+	accs []tieAcc
+	want map[string]float64 // factor by account
+	rank map[string]int     // AccountShares' Rank by account
+}
+
+func fairTreeTieCases() []tieCase {
+	type acc = tieAcc
+	return []tieCase{
 		{
 			// Trial I9: nlp's xx and yy used nothing, zed some.
 			name: "two idle users share the top rank",
@@ -185,51 +203,59 @@ func TestFairTreeTies(t *testing.T) {
 			want: map[string]float64{"a": 1, "b": 1, "c": 1.0 / 3, "idle": 0},
 			rank: map[string]int{"a": 1, "b": 1, "c": 3, "idle": 0},
 		},
+		{
+			// lab ties with ops; its idle leaf, first by LF (no usage),
+			// takes no rank, so a, lab's best user, shares ops's.
+			name: "an unranked leaf does not take an account's tie",
+			accs: []acc{{"ops", "", 1, 0.1, true}, {"lab", "", 1, 0, false},
+				{"idle", "lab", 1, 0, false}, {"a", "lab", 1, 0.1, true}},
+			want: map[string]float64{"ops": 1, "a": 1, "idle": 0},
+			rank: map[string]int{"ops": 1, "a": 1, "idle": 0},
+		},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			// Every order of making the accounts gives the same factors:
-			// as listed, and with the leaves reversed.
-			for _, reversed := range []bool{false, true} {
-				accs := append([]acc(nil), tc.accs...)
-				if reversed {
-					slices.Reverse(accs)
-					slices.SortStableFunc(accs, func(x, y acc) int { return cmp.Compare(len(x.parent), 0) - cmp.Compare(len(y.parent), 0) })
-				}
-				b := newCluster(t).pool("p", PolicyMultifactor, mfPool(Multifactor{FairShare: 1, FairShareMode: FairShareTree})).nodes("p", 1, 1, "")
-				idx := map[string]int{}
-				for _, a := range accs {
-					parent := -1
-					if a.parent != "" {
-						parent = idx[a.parent]
-					}
-					idx[a.name] = b.account(a.name, parent, a.shares, a.usage)
-					if a.job {
-						b.job(a.name, acct(idx[a.name]))
-					}
-				}
-				s := b.snapshot()
-				sh, err := AccountShares(s, FairShareTree)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for name, want := range tc.want {
-					if got := sh[idx[name]].Factor; math.Abs(got-want) > 1e-12 {
-						t.Errorf("reversed %v: %s: factor %v, want %v", reversed, name, got, want)
-					}
-				}
-				for name, want := range tc.rank {
-					if got := sh[idx[name]]; got.Rank != want || (want > 0) != (got.Users > 0) {
-						t.Errorf("reversed %v: %s: rank %d of %d, want %d", reversed, name, got.Rank, got.Users, want)
-					}
-				}
-				f := mustFactors(t, s)
-				for ji := range s.Jobs {
-					if got, want := f[ji].FairShare, sh[s.Jobs[ji].Account].Factor; got != want {
-						t.Errorf("job %s: factor %v, AccountShares %v", s.Jobs[ji].ID, got, want)
-					}
-				}
-			}
-		})
+}
+
+// checkTieCase builds tc's accounts, in reverse where reversed (parents
+// still first), and checks the factors and ranks, and that jobs get
+// their accounts' factors.
+func checkTieCase(t *testing.T, tc tieCase, reversed bool) {
+	t.Helper()
+	accs := append([]tieAcc(nil), tc.accs...)
+	if reversed {
+		slices.Reverse(accs)
+		slices.SortStableFunc(accs, func(x, y tieAcc) int { return cmp.Compare(len(x.parent), 0) - cmp.Compare(len(y.parent), 0) })
+	}
+	b := newCluster(t).pool("p", PolicyMultifactor, mfPool(Multifactor{FairShare: 1, FairShareMode: FairShareTree})).nodes("p", 1, 1, "")
+	idx := map[string]int{}
+	for _, a := range accs {
+		parent := -1
+		if a.parent != "" {
+			parent = idx[a.parent]
+		}
+		idx[a.name] = b.account(a.name, parent, a.shares, a.usage)
+		if a.job {
+			b.job(a.name, acct(idx[a.name]))
+		}
+	}
+	s := b.snapshot()
+	sh, err := AccountShares(s, FairShareTree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range tc.want {
+		if got := sh[idx[name]].Factor; math.Abs(got-want) > 1e-12 {
+			t.Errorf("reversed %v: %s: factor %v, want %v", reversed, name, got, want)
+		}
+	}
+	for name, want := range tc.rank {
+		if got := sh[idx[name]]; got.Rank != want || (want > 0) != (got.Users > 0) {
+			t.Errorf("reversed %v: %s: rank %d of %d, want %d", reversed, name, got.Rank, got.Users, want)
+		}
+	}
+	f := mustFactors(t, s)
+	for ji := range s.Jobs {
+		if got, want := f[ji].FairShare, sh[s.Jobs[ji].Account].Factor; got != want {
+			t.Errorf("job %s: factor %v, AccountShares %v", s.Jobs[ji].ID, got, want)
+		}
 	}
 }
