@@ -15,6 +15,10 @@ type Usage struct {
 	// Shares is sshare's view, one entry per account, when a pool uses
 	// multifactor fair share; empty otherwise.
 	Shares []Share `json:"shares,omitempty"`
+	// Decay says how the usage behind Shares decays, in words, with when
+	// it next does ("usage halves every 168h, applied at each 24h
+	// period's end, next in 3h 52m"); with Shares only.
+	Decay string `json:"decay,omitempty"`
 	// HiddenProjects counts the projects whose usage in the window the
 	// caller may not read (no role there), and HiddenGPUHours their
 	// GPU-hours together, not in the rows or the total: the note that
@@ -48,6 +52,12 @@ type Share struct {
 	// under fair tree, a project (its users are ranked, not it) and a
 	// user's leaf with neither jobs nor usage, which takes no rank.
 	FairShare *float64 `json:"fair_share,omitempty"`
+	// Rank is, under fair tree, a user's place among the Users ranked, 1
+	// the best (factor 1); tied users share one, and the user after a tie
+	// takes the place it would have without it (1, 1, 3). Absent where
+	// FairShare is, and under classic.
+	Rank  int `json:"rank,omitempty"`
+	Users int `json:"users,omitempty"`
 }
 
 // HistoryRecord is one job in GET /history, as Slurm's sacct shows it.

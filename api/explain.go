@@ -22,6 +22,11 @@ type Explanation struct {
 	// Factors is the multifactor priority's breakdown, in multifactor
 	// pools.
 	Factors *Factors `json:"factors,omitempty"`
+	// FairShareNote says, with Factors, where its user ranks under fair
+	// tree and how usage decays, in words a member may read (members
+	// cannot read the configuration): "rank 3 of 3 users; usage halves
+	// every 1h, applied at each 24h period's end, next in 3h 52m".
+	FairShareNote string `json:"fair_share_note,omitempty"`
 	// Pending is the last pass's reason.
 	Pending *Pending `json:"pending,omitempty"`
 	// WouldStart is the counterfactual: the least that would let it

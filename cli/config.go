@@ -26,8 +26,10 @@ users) without starting anything. Prints "FILE: ok" with a count of what
 it defines, or every problem found with its line; the exit status is 1
 when the file has errors. A setting that is valid but works against the
 cluster (an agent_timeout too short for the agents' fence, judged with
-the master's and agents' default settings) gets a "warning:" line on
-stderr, as the master's start and a reload log it; the status stays 0.
+the master's and agents' default settings; a decay half_life shorter
+than its period, which decays usage only at each period's end) gets a
+"warning:" line on stderr, as the master's start and a reload log it;
+the status stays 0.
 docs/config.md describes the format.`,
 		Example: "  allot config check examples/cluster.yaml\n  allot config check --config examples/cluster.yaml   # as allot master takes it",
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -114,7 +116,7 @@ func runConfigCheck(out, errOut io.Writer, path string) error {
 	if err != nil {
 		return err
 	}
-	for _, w := range master.FenceWarnings(path, c, master.DefaultSyncWait) {
+	for _, w := range master.ConfigWarnings(path, c, master.DefaultSyncWait) {
 		if _, err := fmt.Fprintln(errOut, "warning: "+w); err != nil {
 			return err
 		}

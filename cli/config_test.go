@@ -24,6 +24,10 @@ func TestConfigCheck(t *testing.T) {
 	short := write("short.yaml", "agent_timeout: 20s\n")
 	enough := write("enough.yaml", "agent_timeout: 24s\n")
 	unfenced := write("unfenced.yaml", "agent_timeout: 20s\nfence: false\n")
+	const mf = "pools:\n  - {name: default, policy: multifactor}\n"
+	hourly := write("hourly.yaml", mf+"decay: {half_life: 1h}\n")
+	hourlyOK := write("hourly-ok.yaml", mf+"decay: {half_life: 1h, period: 1h}\n")
+	noFairShare := write("no-fair-share.yaml", "decay: {half_life: 1h}\n")
 	example := filepath.Join("..", "examples", "cluster.yaml")
 	tests := []struct {
 		name   string
@@ -44,6 +48,13 @@ func TestConfigCheck(t *testing.T) {
 				"an agent cut off from the master stops the tasks the master requeues only after the loss, when they may already run elsewhere\n", ""},
 		{"agent_timeout just long enough", enough, enough + ": ok (1 pool, 1 project, 0 users)\n", "", ""},
 		{"short agent_timeout without the fence", unfenced, unfenced + ": ok (1 pool, 1 project, 0 users)\n", "", ""},
+		// Trial 29i I25: a half-life of an hour over the default day's
+		// period decays usage only at midnight UTC.
+		{"half_life shorter than the period", hourly, hourly + ": ok (1 pool, 1 project, 0 users)\n",
+			"warning: " + hourly + ":3: decay: half_life 1h is shorter than the period, 24h (the default): usage decays only " +
+				"at each period's end (00:00 UTC), all at once, and counts in full until then; set period: 1h for hourly decay\n", ""},
+		{"half_life as long as the period", hourlyOK, hourlyOK + ": ok (1 pool, 1 project, 0 users)\n", "", ""},
+		{"no pool weighs fair share", noFairShare, noFairShare + ": ok (1 pool, 1 project, 0 users)\n", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

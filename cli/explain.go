@@ -179,6 +179,12 @@ func printExplanation(w io.Writer, x api.Explanation) error {
 	if f := x.Factors; f != nil {
 		fmt.Fprintf(w, "Priority: %.4f (age %.3f, fair share %.3f, size %.3f, QOS %.3f, pool %.3f, nice %d)\n",
 			f.Priority, f.Age, f.FairShare, f.JobSize, f.QOS, f.Pool, f.Nice)
+		// Where the user ranks and how usage decays: members cannot
+		// read the configuration (trial 2026-11-29i I14).
+		if x.FairShareNote != "" {
+			note := fmt.Sprintf("fair share %.3f (%s)", f.FairShare, x.FairShareNote)
+			fmt.Fprintf(w, "          %s\n", strings.ReplaceAll(wrap(note, 66), "\n", "\n          "))
+		}
 	}
 	if cf := x.WouldStart; cf != nil {
 		if err := printWouldStart(w, cf, ref, x.Summary); err != nil {

@@ -99,7 +99,10 @@ func printAccounting(w io.Writer, out *csvFlag, v any, rows func(v any, f rowsFo
 		return err
 	}
 	if u, ok := v.(api.Usage); ok && len(u.Shares) > 0 {
-		return printShares(w, u.Shares)
+		if err := printShares(w, u.Shares); err != nil {
+			return err
+		}
+		return printShareNotes(w, u) // usagefair.go
 	}
 	if f, ok := v.(api.Fairness); ok && f.MeasuredSince != nil {
 		_, err := fmt.Fprintf(w, "\nThe cluster began at %s, after the window's start (%s): the window is measured from then.\n",

@@ -98,6 +98,11 @@ func (ca *clusterAPI) handleUsage(w http.ResponseWriter, r *http.Request) {
 	})
 	out.HiddenProjects = len(hidden)
 	out.Shares = ca.shares(p)
+	if len(out.Shares) > 0 {
+		ca.m.lock()
+		out.Decay = decayNote(ca.m.cfg.Decay, ca.m.now().Unix())
+		ca.m.unlock()
+	}
 	writeJSON(w, http.StatusOK, out)
 }
 
@@ -237,6 +242,7 @@ func (ca *clusterAPI) shares(p auth.Principal) []api.Share {
 			EffectiveUsage: st[i].EffectiveUsage}
 		if st[i].Ranked {
 			sh.FairShare = &st[i].Factor
+			sh.Rank, sh.Users = st[i].Rank, st[i].Users
 		}
 		out = append(out, sh)
 	}

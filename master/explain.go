@@ -207,6 +207,7 @@ func (ja *jobsAPI) explain(view api.Job) (api.Explanation, *aheadWork) {
 			f := fs[ji]
 			x.Factors = &api.Factors{Age: f.Age, FairShare: f.FairShare, JobSize: f.JobSize, QOS: f.QOS, Pool: f.Pool,
 				Nice: f.Nice, Priority: f.Priority}
+			x.FairShareNote = fairShareNote(&ja.m.planner.snap, ji, ja.m.cfg) // explainfair.go
 		}
 	}
 	f := liveFacts(ja.m, ji)
@@ -262,6 +263,18 @@ func orderOf(p sched.Policy) string {
 
 func slotWord(n int) string { return plural.Count(n, "slot") }
 
+// saidBelow reports whether the summary leaves counterfactual cf's
+// message to "What would let it start now", which says it in full: with
+// no running job that must end but jobs the pool serves first ("No
+// running job's end alone would start it now: ..."), allot explain
+// prints the message there, with the jobs served first, and the
+// dashboard its would_start section; the summary said it a second time,
+// word for word (trial 2026-11-29i I10, as 256c10c1 did for the
+// preemption note).
+func saidBelow(cf *api.Counterfactual) bool {
+	return len(cf.MustEnd) == 0 && len(cf.StartFirst) > 0 && cf.Never == "" && cf.Limit == ""
+}
+
 // summary says the explanation of a job of tasks tasks in a few
 // sentences; running is runningSentence's, for a running job.
 func summary(x api.Explanation, tasks int, running string) string {
@@ -312,7 +325,7 @@ func summary(x api.Explanation, tasks int, running string) string {
 				fmt.Fprintf(&b, " Job %d holds it back.", x.Pending.BlockedBy)
 			}
 		}
-		if x.WouldStart != nil && !never && !restatesPending(x) {
+		if x.WouldStart != nil && !never && !restatesPending(x) && !saidBelow(x.WouldStart) {
 			b.WriteString(" " + x.WouldStart.Message)
 		}
 	}

@@ -57,16 +57,20 @@ func TestExplain(t *testing.T) {
 		mustEnd  []int64
 		never    bool
 		says     []string
+		// below is said by the counterfactual's message alone, which
+		// explain prints under "What would let it start now", not by
+		// the summary too (trial 29i I10).
+		below []string
 	}{
 		{"one node: the node where one job must end", d, 1, "n1", []int64{a}, false,
-			[]string{"1st of 3 waiting", "first come, first served", "once job " + strconv.FormatInt(a, 10) + " ends."}},
+			[]string{"1st of 3 waiting", "first come, first served", "once job " + strconv.FormatInt(a, 10) + " ends."}, nil},
 		// Its gang would need both nodes, every job ended; but job d,
 		// first in the queue, would take one of them first.
 		{"a gang behind a job that takes a node first: no end alone", e, 2, "", nil, false,
-			[]string{"2nd of 3", "Ahead of it: job " + strconv.FormatInt(d, 10),
-				"were all of pool default's running jobs to end, the pool's order would serve job " + strconv.FormatInt(d, 10) + " first"}},
+			[]string{"2nd of 3", "Ahead of it: job " + strconv.FormatInt(d, 10)},
+			[]string{"were all of pool default's running jobs to end, the pool's order would serve job " + strconv.FormatInt(d, 10) + " first"}},
 		{"a GPU type no node has", reply.ID, 3, "", nil, true,
-			[]string{"a100", "job " + strconv.FormatInt(reply.ID, 10) + " (f) can never run: "}},
+			[]string{"a100", "job " + strconv.FormatInt(reply.ID, 10) + " (f) can never run: "}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -83,6 +87,8 @@ func TestExplain(t *testing.T) {
 					t.Errorf("summary %q does not say %q", x.Summary, s)
 				}
 			}
+			checkSays(t, "would start", cf.Message, tt.below, nil)
+			checkSays(t, "summary", x.Summary, nil, tt.below)
 		})
 	}
 	if x := explain(a); x.Position != 0 || !strings.Contains(x.Summary, "running") {

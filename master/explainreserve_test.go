@@ -57,7 +57,8 @@ func TestExplainBackfillReservation(t *testing.T) {
 			}
 			not := []string{say("It could start on n1 once job {c} ends.")}
 			checkSays(t, "message", cf.Message, says, not)
-			checkSays(t, "summary", x.Summary, says, nil)
+			// The message is said once, below the summary (trial 29i I10).
+			checkSays(t, "summary", x.Summary, nil, says)
 			if len(cf.MustEnd) != 0 || len(cf.StartFirst) != 1 || cf.StartFirst[0].ID != ids["head"] {
 				t.Fatalf("must end %+v, first %+v; want none, and job head first", cf.MustEnd, cf.StartFirst)
 			}

@@ -279,7 +279,7 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 	warnings = append(warnings, under.neverRuns()...)
 	warnings = append(warnings, under.licenseWarnings(nil)...)
 	warnings = append(warnings, under.unknownQOS()...)
-	warnings = append(warnings, FenceWarnings(opt.ConfigPath, m.cfg, opt.SyncWait)...)
+	warnings = append(warnings, ConfigWarnings(opt.ConfigPath, m.cfg, opt.SyncWait)...)
 	for _, w := range warnings {
 		m.log.Warn("configuration: " + w)
 	}

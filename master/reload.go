@@ -103,7 +103,8 @@ func (m *Master) Reload(ctx context.Context) error {
 // (emptyPoolWarnings), the live jobs whose QOS their project's list
 // no longer allows (jobsUnder.disallowedQOS), those of licenses whose
 // totals it lowered (jobsUnder.licenseWarnings), and an agent_timeout too
-// short for the agents' fence (AgentTimeoutWarning), which the API's
+// short for the agents' fence (AgentTimeoutWarning) and a decay whose
+// half-life is shorter than its period (ConfigWarnings), which the API's
 // reply gives.
 func (rl reloader) reloadWarned(ctx context.Context) ([]string, error) {
 	m := rl.m
@@ -191,7 +192,7 @@ func (rl reloader) reload(ctx context.Context) ([]string, error) {
 	warnings := append(rl.emptyPoolWarnings(), under.disallowedQOS()...)
 	warnings = append(warnings, under.neverRuns()...)
 	warnings = append(warnings, under.licenseWarnings(was)...)
-	warnings = append(warnings, FenceWarnings(m.opt.ConfigPath, cfg, m.opt.SyncWait)...)
+	warnings = append(warnings, ConfigWarnings(m.opt.ConfigPath, cfg, m.opt.SyncWait)...)
 	for _, w := range warnings {
 		m.log.Warn("configuration reloaded: " + w)
 	}

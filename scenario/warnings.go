@@ -15,13 +15,18 @@ import (
 // job's submission is applied at the submission (sim's heldEvents): a
 // kill "at 1h" of a job submitted at 2h is more likely a slip of units
 // than a plan (trial 2026-11-29g G4). Jobs from a trace are not known
-// here.
+// here. A decay whose half_life is shorter than its period decays usage
+// only at each period's end (spec.Decay's Warning), as the master's
+// configuration check says too.
 func (s *Scenario) Warnings() []string {
 	submits := make(map[string]int64, len(s.Jobs))
 	for _, j := range s.Jobs {
 		submits[j.Name] = j.Arrival()
 	}
 	var out []string
+	if w := s.Decay.Warning(); w != "" {
+		out = append(out, fmt.Sprintf("%s:%d: %s", s.Name, s.Decay.Line, w))
+	}
 	for i, e := range s.Events {
 		at, ok := submits[e.Job]
 		if e.Job == "" || !ok || e.At >= at {

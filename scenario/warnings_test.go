@@ -7,7 +7,8 @@ import (
 
 // TestWarnings: a job event before its job's submission is told, with
 // the event's time and the submission's (trial 2026-11-29g G4); one at
-// or after it, a node's event and a trace's jobs are not.
+// or after it, a node's event and a trace's jobs are not. A decay whose
+// half-life is shorter than its period is told (trial 29i I25).
 func TestWarnings(t *testing.T) {
 	const head = "pools:\n  - {name: p, policy: priority, nodes: [{name: n, slots: 4}]}\n" +
 		"jobs:\n  - {name: a, submit: 2h, slots: 1, duration: 1h}\n  - {name: b, submit: 10m, slots: 1, duration: 1h}\nevents:\n"
@@ -25,6 +26,39 @@ func TestWarnings(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s, err := Parse("s.yaml", []byte(head+tt.events))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := s.Warnings(); !slices.Equal(got, tt.want) {
+				t.Errorf("Warnings() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestDecayWarning: a scenario's decay whose half-life is shorter than
+// its period is told, at the decay's line, as the master's configuration
+// check tells it (trial 29i I25).
+func TestDecayWarning(t *testing.T) {
+	const head = "pools:\n  - {name: mf, policy: multifactor, multifactor: {fair_share: 1, fair_share_mode: fair_tree}, nodes: [{name: n, slots: 4}]}\n" +
+		"accounts: [{name: jack}]\njobs: [{name: j, account: jack}]\n"
+	tests := []struct {
+		name, decay string
+		want        []string
+	}{
+		{"half_life shorter than the default period", "decay: {half_life: 10m}\n",
+			[]string{"s.yaml:5: decay: half_life 10m is shorter than the period, 24h (the default): usage decays only at each " +
+				"period's end (00:00 UTC), all at once, and counts in full until then; set period: 10m for decay every 10m"}},
+		{"half_life shorter than a set period", "decay: {half_life: 3h, period: 12h}\n",
+			[]string{"s.yaml:5: decay: half_life 3h is shorter than the period, 12h: usage decays only at each " +
+				"period's end, all at once, and counts in full until then; set period: 1h for hourly decay"}},
+		{"half_life longer than the period", "decay: {half_life: 2h, period: 1h}\n", nil},
+		{"per_period", "decay: {per_period: 0.5, period: 1h}\n", nil},
+		{"the default", "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Parse("s.yaml", []byte(head+tt.decay))
 			if err != nil {
 				t.Fatal(err)
 			}

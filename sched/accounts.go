@@ -50,8 +50,15 @@ type accountPass struct {
 	// lf is the level fair share of fair tree: sib / (total among
 	// siblings).
 	lf []float64
-	// ranked marks, under fair tree, the accounts it ranks (rankedLeaf).
-	ranked []bool
+	// ranked marks, under fair tree, the accounts it ranks (markRanked),
+	// hasUser those with a ranked account at or under them, and place
+	// is each ranked account's place among the users, 1 the best (tied
+	// users share one), of users; 0 for the others.
+	ranked  []bool
+	hasUser []bool
+	place   []int32
+	users   int
+	frames  []tieFrame
 	// factor and level, per mode: the fair-share factor in 0..1, and the
 	// unclamped value that breaks ties (classic: S − U).
 	factor [2][]float64
@@ -189,52 +196,122 @@ func (ap *accountPass) factors(s *Snapshot, m FairShareMode) (factor, level []fl
 
 // fairTree ranks the leaves (Slurm's Fair Tree): siblings are sorted by
 // level fair share, LF = S / U with both S and U taken among the siblings
-// only, higher first (ties to more shares, then to the lower index), and
-// the tree is walked depth first. The first ranked leaf reached gets
-// factor 1, the last 1/leaves. Only the leaves that stand for users are
-// ranked (markRanked): an account with children gets 0, as jobs may not
-// charge it, and so does a leaf with neither jobs nor usage, such as a
-// project no user has run in, which must not push the users down.
+// only, higher first (then more shares first), and the tree is walked
+// depth first. Users reached in that order get factor rank/leaves, rank
+// counting down from leaves; ties are allowed, as in Slurm: siblings of
+// equal LF and shares are tied (tiedLevel), a tied user shares the rank
+// of the user before it, tied accounts have their children merged and
+// ranked together, and the first user under an account tied with a user
+// before it shares that user's rank. The user after a tie takes the
+// rank it would have had without one (1, 1, 3 of 3: factors 1, 1 and
+// 1/3). So no user's factor hangs on which account was made first (trial
+// 29i I9: two users with no usage got 1 and 2/3). Only the leaves that
+// stand for users are ranked (markRanked): an account with children gets
+// 0, as jobs may not charge it, and so does a leaf with neither jobs nor
+// usage, such as a project no user has run in, which must not push the
+// users down nor stand between tied users.
 func (ap *accountPass) fairTree(s *Snapshot, factor []float64) {
 	ap.levelShares(ap.roots)
 	for i := range s.Accounts {
 		ap.levelShares(ap.kids[i])
 	}
-	byLF := func(a, b int32) int {
-		switch {
-		case ap.lf[a] != ap.lf[b]:
-			return cmpDesc(ap.lf[a], ap.lf[b])
-		case ap.sib[a] != ap.sib[b]:
-			return cmpDesc(ap.sib[a], ap.sib[b])
-		}
-		return int(a - b)
-	}
+	clear(factor)
+	ap.place = resize(ap.place, len(s.Accounts))
+	clear(ap.place)
 	leaves := ap.markRanked(s)
-	// Walk with an explicit stack; children are pushed in reverse so the
-	// best one is visited first.
-	sorted := append(ap.tmp[:0], ap.roots...)
-	slices.SortFunc(sorted, byLF)
-	ap.tmp = sorted
-	ap.stack = ap.stack[:0]
-	for i := len(sorted) - 1; i >= 0; i-- {
-		ap.stack = append(ap.stack, sorted[i])
-	}
-	rank := leaves
-	for len(ap.stack) > 0 {
-		a := ap.stack[len(ap.stack)-1]
-		ap.stack = ap.stack[:len(ap.stack)-1]
-		kids := ap.kids[a]
-		factor[a] = 0
-		if ap.ranked[a] {
-			factor[a] = float64(rank) / float64(leaves)
-			rank--
+	ap.users = leaves
+	// Walk with an explicit stack of sibling lists, each a stretch of
+	// ap.tmp above its parent's: a list is pushed when its account is
+	// reached and dropped once walked, so the best child goes first.
+	ap.tmp = ap.appendRanked(ap.tmp[:0], ap.roots)
+	slices.SortFunc(ap.tmp, ap.byLevel)
+	ap.frames = append(ap.frames[:0], tieFrame{end: int32(len(ap.tmp))})
+	rank, next := leaves, leaves // next: the rank without ties (Slurm's rnt)
+	for len(ap.frames) > 0 {
+		f := &ap.frames[len(ap.frames)-1]
+		if f.pos == f.end {
+			ap.tmp = ap.tmp[:f.start]
+			ap.frames = ap.frames[:len(ap.frames)-1]
 			continue
 		}
-		slices.SortFunc(kids, byLF)
-		for i := len(kids) - 1; i >= 0; i-- {
-			ap.stack = append(ap.stack, kids[i])
+		a := ap.tmp[f.pos]
+		tied := f.tied
+		if f.pos > f.start {
+			tied = ap.tiedLevel(ap.tmp[f.pos-1], a)
+		}
+		f.pos++
+		if ap.ranked[a] {
+			if !tied {
+				rank = next
+			}
+			factor[a] = float64(rank) / float64(leaves)
+			ap.place[a] = int32(leaves - rank + 1)
+			next--
+			continue
+		}
+		// a and the accounts after it tied with it: their children,
+		// merged. Users sort before accounts of their level, so only
+		// accounts follow.
+		first, start := f.pos, len(ap.tmp)
+		for f.pos < f.end && ap.tiedLevel(a, ap.tmp[f.pos]) {
+			f.pos++
+		}
+		last := f.pos
+		ap.tmp = ap.appendRanked(ap.tmp, ap.kids[a])
+		for i := first; i < last; i++ {
+			ap.tmp = ap.appendRanked(ap.tmp, ap.kids[ap.tmp[i]])
+		}
+		slices.SortFunc(ap.tmp[start:], ap.byLevel)
+		ap.frames = append(ap.frames, tieFrame{start: int32(start), end: int32(len(ap.tmp)), pos: int32(start), tied: tied})
+	}
+}
+
+// tieFrame is one list of siblings (merged, for tied accounts) that
+// fairTree walks: ap.tmp[start:end], the next at pos. tied says its
+// first one ties with the user ranked before it.
+type tieFrame struct {
+	start, end, pos int32
+	tied            bool
+}
+
+// byLevel orders siblings for fair tree: higher LF first, then more
+// shares, then the users before the accounts (so that a user tied with
+// an account comes first, and tied accounts are next to each other),
+// then by index, which decides nothing: tied users share a rank and
+// tied accounts are merged.
+func (ap *accountPass) byLevel(a, b int32) int {
+	switch {
+	case ap.lf[a] != ap.lf[b]:
+		return cmpDesc(ap.lf[a], ap.lf[b])
+	case ap.sib[a] != ap.sib[b]:
+		return cmpDesc(ap.sib[a], ap.sib[b])
+	case ap.ranked[a] != ap.ranked[b]:
+		if ap.ranked[a] {
+			return -1
+		}
+		return 1
+	}
+	return int(a - b)
+}
+
+// tiedLevel reports whether a and b tie for fair tree: the same LF and
+// the same share among their siblings. Equal shares are part of the tie
+// as more shares rank first (ties to more shares): two users who used
+// nothing tie only when entitled to as much.
+func (ap *accountPass) tiedLevel(a, b int32) bool {
+	return ap.lf[a] == ap.lf[b] && ap.sib[a] == ap.sib[b]
+}
+
+// appendRanked appends to dst the accounts of src with a ranked leaf at
+// or under them: the others take no rank, and must not tie with those
+// that do.
+func (ap *accountPass) appendRanked(dst, src []int32) []int32 {
+	for _, a := range src {
+		if ap.hasUser[a] {
+			dst = append(dst, a)
 		}
 	}
+	return dst
 }
 
 // markRanked marks the accounts fair tree ranks and counts them: those
@@ -262,6 +339,16 @@ func (ap *accountPass) markRanked(s *Snapshot) int {
 		ap.ranked[a] = r
 		if r {
 			n++
+		}
+	}
+	// hasUser: a ranked leaf at or under the account; children come
+	// after their parent in ap.order.
+	ap.hasUser = resize(ap.hasUser, len(s.Accounts))
+	copy(ap.hasUser, ap.ranked)
+	for i := len(ap.order) - 1; i >= 0; i-- {
+		a := ap.order[i]
+		if p := s.Accounts[a].Parent; p >= 0 && ap.hasUser[a] {
+			ap.hasUser[p] = true
 		}
 	}
 	return n

@@ -27,7 +27,10 @@ type Decay struct {
 	// means usage never decays. Exactly one of PerPeriod and HalfLife is
 	// set.
 	PerPeriod float64
-	// HalfLife is the time, in seconds, after which usage counts half.
+	// HalfLife is the half-life, in seconds: usage decays by
+	// 2^(−elapsed/HalfLife). The master and the simulator apply it at each
+	// period's end (lifecycle.Usage), so a HalfLife shorter than Period
+	// does not halve usage after HalfLife (spec.Decay's Warning).
 	HalfLife int64
 }
 

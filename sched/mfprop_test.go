@@ -103,63 +103,101 @@ func oracleFairShare(s *Snapshot, mode FairShareMode, a int) float64 {
 		}
 		return math.Min(math.Max(share-oracleSubtreeUsage(s, a), 0), 1)
 	}
-	// Fair tree: rank users depth first, siblings by S/U among siblings;
-	// a user is an account without children that a job (of a pool that
-	// weighs fair share) charges or that has usage.
-	var leaves []int
-	var walk func(parent int)
-	walk = func(parent int) {
-		kids := oracleKids(s, parent)
-		if parent >= 0 && len(kids) == 0 {
-			if oracleUser(s, parent) {
-				leaves = append(leaves, parent)
+	// Fair tree: rank users depth first, siblings by S/U among siblings
+	// (then by shares); a user is an account without children that a job
+	// (of a pool that weighs fair share) charges or that has usage.
+	// Slurm's ties: tied users share a rank, tied accounts are merged,
+	// and an account tied with the user before it starts tied with it.
+	lf, sh := oracleLevels(s)
+	tied := func(x, y int) bool { return lf[x] == lf[y] && sh[x] == sh[y] }
+	type reach struct {
+		a    int
+		tied bool
+	}
+	var order []reach
+	var walk func(list []int, tiedStart bool)
+	walk = func(list []int, tiedStart bool) {
+		list = slices.DeleteFunc(list, func(k int) bool { return !oracleHasUser(s, k) })
+		isUser := func(k int) bool { return len(oracleKids(s, k)) == 0 }
+		slices.SortStableFunc(list, func(x, y int) int {
+			switch {
+			case lf[x] != lf[y]:
+				return cmpDesc(lf[x], lf[y])
+			case sh[x] != sh[y]:
+				return cmpDesc(sh[x], sh[y])
+			case isUser(x) != isUser(y):
+				if isUser(x) {
+					return -1
+				}
+				return 1
 			}
-			return
+			return 0
+		})
+		for i := 0; i < len(list); i++ {
+			k := list[i]
+			t := tiedStart
+			if i > 0 {
+				t = tied(list[i-1], k)
+			}
+			if isUser(k) {
+				order = append(order, reach{k, t})
+				continue
+			}
+			merged := slices.Clone(oracleKids(s, k))
+			for i+1 < len(list) && tied(k, list[i+1]) {
+				i++
+				merged = append(merged, oracleKids(s, list[i])...)
+			}
+			walk(merged, t)
 		}
-		lf := map[int]float64{}
+	}
+	walk(oracleKids(s, -1), false)
+	n := len(order)
+	rank := n
+	for i, r := range order {
+		if !r.tied {
+			rank = n - i
+		}
+		if r.a == a {
+			return float64(rank) / float64(n)
+		}
+	}
+	return 0
+}
+
+// oracleLevels is every account's level fair share and share among its
+// siblings.
+func oracleLevels(s *Snapshot) (lf, sh []float64) {
+	lf, sh = make([]float64, len(s.Accounts)), make([]float64, len(s.Accounts))
+	for a := range s.Accounts {
 		sumU := 0.0
-		for _, k := range kids {
+		for _, k := range oracleKids(s, s.Accounts[a].Parent) {
 			sumU += oracleSubtreeUsage(s, k)
 		}
-		for _, k := range kids {
-			sh, u := oracleSibShare(s, k), 0.0
-			if sumU > 0 {
-				u = oracleSubtreeUsage(s, k) / sumU
-			}
-			switch {
-			case sh == 0:
-				lf[k] = 0
-			case u == 0:
-				lf[k] = math.Inf(1)
-			default:
-				lf[k] = sh / u
-			}
+		u := 0.0
+		if sumU > 0 {
+			u = oracleSubtreeUsage(s, a) / sumU
 		}
-		slices.SortStableFunc(kids, func(x, y int) int {
-			if lf[x] != lf[y] {
-				if lf[x] > lf[y] {
-					return -1
-				}
-				return 1
-			}
-			if sx, sy := oracleSibShare(s, x), oracleSibShare(s, y); sx != sy {
-				if sx > sy {
-					return -1
-				}
-				return 1
-			}
-			return x - y
-		})
-		for _, k := range kids {
-			walk(k)
+		sh[a] = oracleSibShare(s, a)
+		switch {
+		case sh[a] == 0:
+			lf[a] = 0
+		case u == 0:
+			lf[a] = math.Inf(1)
+		default:
+			lf[a] = sh[a] / u
 		}
 	}
-	walk(-1)
-	pos := slices.Index(leaves, a)
-	if pos < 0 {
-		return 0
+	return lf, sh
+}
+
+// oracleHasUser reports whether a user (oracleUser) is at or under a.
+func oracleHasUser(s *Snapshot, a int) bool {
+	kids := oracleKids(s, a)
+	if len(kids) == 0 {
+		return oracleUser(s, a)
 	}
-	return float64(len(leaves)-pos) / float64(len(leaves))
+	return slices.ContainsFunc(kids, func(k int) bool { return oracleHasUser(s, k) })
 }
 
 // oracleUser reports whether account a stands for a user: it has usage

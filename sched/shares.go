@@ -13,6 +13,11 @@ type AccountShare struct {
 	// usage (the users), and gives the others, accounts with children and
 	// leaves no job has charged, a Factor of 0 that no job gets.
 	Ranked bool
+	// Rank is, under fair tree, a ranked account's place among the Users
+	// ranked, 1 the best (Factor 1); tied users share one, and the user
+	// after a tie takes the place it would have without it (1, 1, 3).
+	// Both are 0 under classic and for accounts fair tree does not rank.
+	Rank, Users int
 }
 
 // AccountShares computes every account's standing in s, indexed like
@@ -29,6 +34,9 @@ func AccountShares(s *Snapshot, m FairShareMode) ([]AccountShare, error) {
 	for a := range out {
 		out[a] = AccountShare{NormShares: ap.norm[a], EffectiveUsage: ap.total[a], Factor: factor[a],
 			Ranked: m != FairShareTree || ap.ranked[a]}
+		if m == FairShareTree && ap.ranked[a] {
+			out[a].Rank, out[a].Users = int(ap.place[a]), ap.users
+		}
 	}
 	return out, nil
 }

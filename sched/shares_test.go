@@ -21,7 +21,8 @@ func TestAccountShares(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []AccountShare{{1, 0.7, 0.3, true}, {0.5, 0.6, 0, true}, {0.5, 0.1, 0.4, true}}
+	want := []AccountShare{{NormShares: 1, EffectiveUsage: 0.7, Factor: 0.3}, {NormShares: 0.5, EffectiveUsage: 0.6},
+		{NormShares: 0.5, EffectiveUsage: 0.1, Factor: 0.4}}
 	for i := range want {
 		for _, c := range []struct {
 			name      string
