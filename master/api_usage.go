@@ -97,13 +97,19 @@ func (ca *clusterAPI) handleUsage(w http.ResponseWriter, r *http.Request) {
 			cmp.Compare(a.Project, b.Project), cmp.Compare(a.User, b.User))
 	})
 	out.HiddenProjects = len(hidden)
+	ca.fairShares(&out, p)
+	writeJSON(w, http.StatusOK, out)
+}
+
+// fairShares adds to out the fair-share standing p may read, with how
+// usage decays when there is any.
+func (ca *clusterAPI) fairShares(out *api.Usage, p auth.Principal) {
 	out.Shares = ca.shares(p)
 	if len(out.Shares) > 0 {
 		ca.m.lock()
 		out.Decay = decayNote(ca.m.cfg.Decay, ca.m.now().Unix())
 		ca.m.unlock()
 	}
-	writeJSON(w, http.StatusOK, out)
 }
 
 // groupKey is the row a record adds to under the grouping.

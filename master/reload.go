@@ -140,23 +140,7 @@ func (rl reloader) reload(ctx context.Context) ([]string, error) {
 	defer m.betweenSettlings()()
 	m.lock()
 	defer m.unlock()
-	pools := map[string]bool{}
-	for _, p := range cfg.Pools {
-		pools[p.Name] = true
-	}
-	if err := rl.checkJobPools(pools); err != nil {
-		return nil, err
-	}
-	if err := rl.checkNodePools(cfg, pools); err != nil {
-		return nil, err
-	}
-	if err := rl.checkJobProjects(cfg); err != nil {
-		return nil, err
-	}
-	if err := rl.checkJobLicenses(cfg); err != nil {
-		return nil, err
-	}
-	if err := rl.checkJobQOS(cfg); err != nil {
+	if err := rl.checkLive(cfg); err != nil {
 		return nil, err
 	}
 	oldFair := m.fair
@@ -199,6 +183,28 @@ func (rl reloader) reload(ctx context.Context) ([]string, error) {
 	m.kick()
 	m.planner.etaRun.want()
 	return warnings, nil
+}
+
+// checkLive refuses a configuration that drops a pool, project, license
+// or QOS level that live jobs or nodes use. Callers hold mu.
+func (rl reloader) checkLive(cfg *config.Config) error {
+	pools := map[string]bool{}
+	for _, p := range cfg.Pools {
+		pools[p.Name] = true
+	}
+	if err := rl.checkJobPools(pools); err != nil {
+		return err
+	}
+	if err := rl.checkNodePools(cfg, pools); err != nil {
+		return err
+	}
+	if err := rl.checkJobProjects(cfg); err != nil {
+		return err
+	}
+	if err := rl.checkJobLicenses(cfg); err != nil {
+		return err
+	}
+	return rl.checkJobQOS(cfg)
 }
 
 // repoolNodes puts each node in the pool the configuration in force
