@@ -472,10 +472,10 @@ type Pool struct {
 	// agent_timeout; it may come back any time, its tasks held for
 	// lost_node_grace) and left (its agent shut down). A deleted node is
 	// no longer the pool's.
-	LostNodes    int `json:"lost_nodes,omitempty"`
-	LeftNodes    int `json:"left_nodes,omitempty"`
-	Slots        int `json:"slots"`
-	Used         int `json:"used"`
+	LostNodes int `json:"lost_nodes,omitempty"`
+	LeftNodes int `json:"left_nodes,omitempty"`
+	Slots     int `json:"slots"`
+	Used      int `json:"used"`
 	// QueuedJobs counts the pool's jobs in state queued (held ones too),
 	// those GET /jobs?state=queued lists; RunningTasks the tasks that
 	// hold its GPUs.
