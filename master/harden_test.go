@@ -485,3 +485,18 @@ func TestClientClosedIsLogged499(t *testing.T) {
 		})
 	}
 }
+
+// TestClientClosedIsAudited499: the audit entry of a change whose client
+// hung up before its 503 is written with status 499, not as a 503.
+func TestClientClosedIsAudited499(t *testing.T) {
+	h := newHarness(t)
+	ctx, hangUp := context.WithCancel(context.Background())
+	mw := h.m.access.audit(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hangUp()
+		server{h.m}.fail(w, fmt.Errorf("kill: %w", context.Canceled))
+	}))
+	mw.ServeHTTP(httptest.NewRecorder(), httptest.NewRequestWithContext(ctx, "POST", "/api/v1/jobs/5/kill", nil))
+	if e := h.newestAudit("POST /api/v1/jobs/5/kill"); e.Status != statusClientClosed {
+		t.Fatalf("audit entry %+v, want status 499", e)
+	}
+}
