@@ -20,6 +20,9 @@ type User struct {
 	Disabled  bool              `json:"disabled"`
 	CreatedAt time.Time         `json:"created_at"`
 	Roles     map[string]string `json:"roles,omitempty"`
+	// Warnings, in POST /users' reply only, say what an admin should know
+	// of the new user: another user whose name differs only by case.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // NewUser is the body of POST /users.

@@ -472,12 +472,19 @@ type Pool struct {
 	// agent_timeout; it may come back any time, its tasks held for
 	// lost_node_grace) and left (its agent shut down). A deleted node is
 	// no longer the pool's.
-	LostNodes    int `json:"lost_nodes,omitempty"`
-	LeftNodes    int `json:"left_nodes,omitempty"`
-	Slots        int `json:"slots"`
-	Used         int `json:"used"`
+	LostNodes int `json:"lost_nodes,omitempty"`
+	LeftNodes int `json:"left_nodes,omitempty"`
+	Slots     int `json:"slots"`
+	Used      int `json:"used"`
+	// QueuedJobs counts the pool's jobs in state queued (held ones too),
+	// those GET /jobs?state=queued lists; RunningTasks the tasks that
+	// hold its GPUs.
 	QueuedJobs   int `json:"queued_jobs"`
 	RunningTasks int `json:"running_tasks"`
+	// WaitingTasks counts the tasks still waiting to start in jobs that
+	// run already (an experiment's trials, an array's tasks), which are
+	// running jobs, not queued ones.
+	WaitingTasks int `json:"waiting_tasks,omitempty"`
 	// Reservations are the starts that the last scheduling pass reserved
 	// for waiting jobs of the pool, earliest first.
 	Reservations []Reservation `json:"reservations,omitempty"`
@@ -547,6 +554,8 @@ type Project struct {
 	Used         int `json:"used"`
 	QueuedJobs   int `json:"queued_jobs"`
 	RunningTasks int `json:"running_tasks"`
+	// WaitingTasks is as api.Pool's: tasks waiting in running jobs.
+	WaitingTasks int `json:"waiting_tasks,omitempty"`
 	// UsedInQuotaPools is the part of Used held in pools of policy quota,
 	// the only pools where Quota applies.
 	UsedInQuotaPools int `json:"used_in_quota_pools"`

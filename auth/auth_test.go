@@ -84,18 +84,24 @@ func TestCheckName(t *testing.T) {
 	cases := []struct {
 		name, in string
 		ok       bool
+		says     string
 	}{
-		{"simple", "gpu-1", true},
-		{"dots and underscores", "rack1.node_2", true},
-		{"upper case", "DGX-A", true},
-		{"empty", "", false},
-		{"leading dash", "-x", false},
-		{"trailing dot", "x.", false},
-		{"slash", "a/b", false},
-		{"space", "a b", false},
-		{"unicode", "gpü", false},
-		{"63 characters", strings.Repeat("a", 63), true},
-		{"64 characters", strings.Repeat("a", 64), false},
+		{"simple", "gpu-1", true, ""},
+		{"dots and underscores", "rack1.node_2", true, ""},
+		{"upper case", "DGX-A", true, ""},
+		{"empty", "", false, ""},
+		{"leading dash", "-x", false, ""},
+		{"trailing dot", "x.", false, ""},
+		{"slash", "a/b", false, ""},
+		{"space", "a b", false, ""},
+		{"unicode", "gpü", false, `character 3 ('ü', U+00FC) is not allowed: expected ASCII letters`},
+		{"cyrillic look-alike", "аna", false, `"аna": character 1 ('а', U+0430) is not allowed`},
+		{"space named", "a b", false, "character 2 (' ', U+0020)"},
+		{"not UTF-8", "a\xd0", false, "character 2 (byte 0xD0, not UTF-8)"},
+		{"63 wide characters", strings.Repeat("é", 63), false, "character 1 ('é', U+00E9)"},
+		{"trailing dash after a wide one", "é-", false, "character 1"},
+		{"63 characters", strings.Repeat("a", 63), true, ""},
+		{"64 characters", strings.Repeat("a", 64), false, "expected at most 63 characters, got 64"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -105,6 +111,9 @@ func TestCheckName(t *testing.T) {
 			}
 			if err != nil && !strings.HasPrefix(err.Error(), "node name") {
 				t.Fatalf("error %q does not name the field", err)
+			}
+			if err != nil && !strings.Contains(err.Error(), c.says) {
+				t.Fatalf("error %q does not say %q", err, c.says)
 			}
 		})
 	}

@@ -58,7 +58,7 @@ func TestAgentFlagValuesFirst(t *testing.T) {
 		{"on-exit", []string{"--on-exit", "maybe"}, true, `allot: --on-exit: expected kill or keep, got "maybe"`},
 		{"on-exit without a join token", []string{"--on-exit", "maybe"}, false, `allot: --on-exit: expected kill or keep, got "maybe"`},
 		{"exit-grace without a join token", []string{"--exit-grace", "-5s"}, false, "allot: --exit-grace: expected a duration >= 0, got -5s"},
-		{"name", []string{"--name", "bad/name"}, true, `allot: --name "bad/name": character 4 ('/') is not allowed`},
+		{"name", []string{"--name", "bad/name"}, true, `allot: --name "bad/name": character 4 ('/', U+002F) is not allowed`},
 		{"name without a join token", []string{"--name", "bad/name"}, false, `allot: --name "bad/name"`},
 		{"fake gpus before detection", []string{"--fake-gpus", "-2", "--on-exit", "keep"}, false, "allot: --fake-gpus: expected a count >= 0, got -2"},
 	}

@@ -299,7 +299,14 @@ func printPoolNotes(w io.Writer, pools []api.Pool) error {
 			notes = append(notes, fmt.Sprintf("%s: %s, moved into the pool by a configuration reload while they ran there; "+
 				"SLOTS counts them as used", p.Name, strings.Join(held, ", ")))
 		}
-		if away := p.LostNodes + p.LeftNodes; away > 0 && p.QueuedJobs > 0 {
+		if p.WaitingTasks > 0 {
+			// QUEUED counts queued jobs, as allot jobs -t queued lists
+			// them; a running experiment's trials still waiting are in
+			// no list of queued jobs (trial 2026-11-29i I1).
+			notes = append(notes, fmt.Sprintf("%s: %s %s to start in running jobs (an experiment's trials, an array's tasks), "+
+				"not counted in QUEUED", p.Name, plural.Count(p.WaitingTasks, "task"), map[bool]string{true: "waits", false: "wait"}[p.WaitingTasks == 1]))
+		}
+		if away := p.LostNodes + p.LeftNodes; away > 0 && p.QueuedJobs+p.WaitingTasks > 0 {
 			its, they, them := "its", "it", "it"
 			if away > 1 {
 				its, they, them = "their", "they", "them"

@@ -146,8 +146,9 @@ batch: no node is up in the pool; its 1 queued job waits until one is
 
 // TestPoolsNotes: under allot pools' table, a note says why a pool's
 // SLOTS reads "1/0" (its job runs on a node a reload moved to another
-// pool) and why its queued jobs wait (no node is up in it); a pool that
-// needs neither gets no note.
+// pool), why its queued jobs wait (no node is up in it), and what
+// waits in running jobs, which QUEUED leaves out; a pool that needs
+// none gets no note.
 func TestPoolsNotes(t *testing.T) {
 	pool := func(name string, nodes, slots, used, queued int, away ...api.PoolNode) api.Pool {
 		return api.Pool{Name: name, Policy: "fifo", GraceS: 30, Nodes: nodes, Slots: slots, Used: used, QueuedJobs: queued,
@@ -182,6 +183,12 @@ q: fs's jobs hold 2 GPUs on fa, fs's jobs hold 1 GPU on fb, moved into the pool 
 train  fifo    -        30s    1 (+1 lost)  4/4    1       0
 
 train: 1 node is not up (lost or left); its slots are not in SLOTS, and a job only it could hold waits for it to come back (allot nodes says since when)
+`},
+		{"a running experiment's trials wait (trial 29i I1)", func() api.Pool { p := pool("asha", 1, 4, 4, 0); p.WaitingTasks = 12; return p }(),
+			`NAME  POLICY  OPTIONS  GRACE  NODES  SLOTS  QUEUED  RUNNING
+asha  fifo    -        30s    1      4/4    0       0
+
+asha: 12 tasks wait to start in running jobs (an experiment's trials, an array's tasks), not counted in QUEUED
 `},
 		{"drained, lost and left, nothing queued", func() api.Pool {
 			p := pool("train", 2, 8, 0, 0)

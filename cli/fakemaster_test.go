@@ -154,7 +154,7 @@ func newFakeMaster(t *testing.T) *fakeMaster {
 	}))
 	mux.HandleFunc("GET /api/v1/pools", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, f.pools) })
 	mux.HandleFunc("GET /api/v1/audit", func(w http.ResponseWriter, _ *http.Request) {
-		reply(w, 200, []api.AuditEntry{{Seq: 7, Actor: "user:root", Action: "POST /api/v1/jobs", Status: 201}})
+		reply(w, 200, []api.AuditEntry{{Seq: 7, Actor: "user:root", Action: "POST /api/v1/jobs", Target: "job 12", Status: 201}})
 	})
 	mux.HandleFunc("GET /api/v1/projects", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, f.projects) })
 	mux.HandleFunc("GET /api/v1/usage", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, fixtureUsage()) })

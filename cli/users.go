@@ -213,6 +213,9 @@ func newUserCmd() *cobra.Command {
 			}
 			return mutate(cmd, func(ctx context.Context, c *client.Client) (string, error) {
 				u, err := c.Identity().CreateUser(ctx, api.NewUser{Name: args[0], Admin: admin, Roles: r})
+				for _, w := range u.Warnings {
+					fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
+				}
 				return fmt.Sprintf("Created user %s%s; give it a token with: allot token create --user %s", u.Name,
 					adminWords(u.Admin), u.Name), err
 			})
@@ -488,70 +491,4 @@ func printTokens(w io.Writer, tokens []api.Token) error {
 			formatTime(tk.RevokedAt))
 	}
 	return t.flush()
-}
-
-func newAuditCmd() *cobra.Command {
-	var out outputFlag
-	var after int64
-	var actor string
-	var limit, last int
-	cmd := &cobra.Command{
-		Use:   "audit",
-		Short: "Show the audit log: who changed what, when, and the outcome (admins)",
-		Long: `Show the audit log: every request that changed state (or tried to), and
-every refused request of an agent, once answered: when, who, the method
-and path, the status, a detail and the request id. The detail of a refusal
-is its message; that of a change that succeeded says what it changed:
-"time_limit 10m → 1m30s" for a job's update, "disabled" or "enabled" for a
-user's, "killed", "drained: REASON", what a configuration reload added and
-removed, a token's id and owner (never its secret). Admins only.
-
-While the master's database is down nothing can be written to it: the
-requests refused during an outage, which changed nothing, have no entry
-(the master's log counts them when the database is back).`,
-		Example: "  allot audit --last 20\n  allot audit --actor user:alice\n  allot audit --actor local:root\n  allot audit --after 120 -o json",
-		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkAuditCounts(cmd, last); err != nil {
-				return err
-			}
-			return runOne(cmd, &out, func(ctx context.Context, c *client.Client) (any, error) {
-				es, err := c.Identity().Audit(ctx, after, actor, limit)
-				if last > 0 {
-					es, err = c.Identity().AuditLast(ctx, after, actor, last)
-				}
-				if es == nil {
-					es = []api.AuditEntry{}
-				}
-				return es, err
-			}, func(w io.Writer, v any) error {
-				t := newTable(w, "SEQ", "TIME", "ACTOR", "ACTION", "STATUS", "DETAIL")
-				for _, e := range v.([]api.AuditEntry) {
-					t.row(strconv.FormatInt(e.Seq, 10), e.At.Local().Format(time.DateTime), e.Actor, e.Action,
-						strconv.Itoa(e.Status), orDash(e.Detail))
-				}
-				return t.flush()
-			})
-		},
-	}
-	cmd.Flags().Int64Var(&after, "after", 0, "only entries after this sequence number")
-	cmd.Flags().StringVar(&actor, "actor", "", "only entries of this actor: user:NAME, node:NAME, join-token:ID, local:OSUSER (recover-admin), master (its starts and store outages) or anonymous")
-	cmd.Flags().IntVar(&limit, "limit", 1000, "at most this many entries, the oldest")
-	cmd.Flags().IntVar(&last, "last", 0, "the newest N entries (1..10000), printed oldest first; not with --limit")
-	out.register(cmd)
-	return cmd
-}
-
-// checkAuditCounts refuses --last out of the master's range, or given with
-// --limit: one asks for the oldest entries, the other for the newest.
-func checkAuditCounts(cmd *cobra.Command, last int) error {
-	switch {
-	case !cmd.Flags().Changed("last"):
-		return nil
-	case cmd.Flags().Changed("limit"):
-		return usageErrorf("--last and --limit: give one (--last: the newest entries, --limit: the oldest)")
-	case last < 1 || last > 10000:
-		return usageErrorf("--last: expected 1..10000, got %d", last)
-	}
-	return nil
 }

@@ -67,31 +67,31 @@ func (c Identity) RevokeToken(ctx context.Context, id int64) (api.RevokedToken, 
 	return out, err
 }
 
-// Audit reads the audit log after seq (admins only), the oldest limit
-// entries.
-func (c Identity) Audit(ctx context.Context, after int64, actor string, limit int) ([]api.AuditEntry, error) {
-	return auditLog(ctx, c.tr, after, actor, "limit", limit)
+// AuditQuery selects audit entries: those after seq After, of Actor, in
+// Window (either bound may be left out), the oldest Limit or the newest
+// Last (listed oldest first), not both; zero leaves each out.
+type AuditQuery struct {
+	After       int64
+	Actor       string
+	Limit, Last int
+	Window
 }
 
-// AuditLast reads the newest last entries of the audit log after seq
-// (admins only), listed oldest first.
-func (c Identity) AuditLast(ctx context.Context, after int64, actor string, last int) ([]api.AuditEntry, error) {
-	return auditLog(ctx, c.tr, after, actor, "last", last)
-}
-
-// auditLog reads the audit log through tr, count entries as param (limit
-// or last) says.
-func auditLog(ctx context.Context, tr *transport, after int64, actor, param string, count int) ([]api.AuditEntry, error) {
-	q := url.Values{}
-	if after > 0 {
-		q.Set("after", fmt.Sprint(after))
+// Audit reads the audit log entries q selects (admins only).
+func (c Identity) Audit(ctx context.Context, q AuditQuery) ([]api.AuditEntry, error) {
+	v := q.Window.values()
+	if q.After > 0 {
+		v.Set("after", fmt.Sprint(q.After))
 	}
-	if actor != "" {
-		q.Set("actor", actor)
+	if q.Actor != "" {
+		v.Set("actor", q.Actor)
 	}
-	if count > 0 {
-		q.Set(param, fmt.Sprint(count))
+	if q.Limit > 0 {
+		v.Set("limit", fmt.Sprint(q.Limit))
+	}
+	if q.Last > 0 {
+		v.Set("last", fmt.Sprint(q.Last))
 	}
 	var out []api.AuditEntry
-	return out, tr.do(ctx, "GET", "/audit", q, nil, &out)
+	return out, c.tr.do(ctx, "GET", "/audit", v, nil, &out)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/client"
 )
 
 // takeoverConfig loses a silent node after 5 s and gives a preempted task
@@ -77,7 +78,7 @@ func TestTakeoverStopsOrphan(t *testing.T) {
 	if !strings.Contains(newAgent.log(), "cannot tell whether they are node h1's") {
 		t.Errorf("the new agent did not warn of the orphan's shims it cannot place:\n%s", tail(newAgent.log(), 4000))
 	}
-	last, err := c.api.Identity().AuditLast(ctx, 0, "", 1)
+	last, err := c.api.Identity().Audit(ctx, client.AuditQuery{Last: 1})
 	if err != nil || len(last) != 1 {
 		t.Fatalf("audit: %v, %d entries", err, len(last))
 	}
@@ -105,7 +106,7 @@ func TestTakeoverStopsOrphan(t *testing.T) {
 		t.Error("the second attempt was asked to checkpoint")
 	}
 	refused := func() []api.AuditEntry {
-		all, err := c.api.Identity().Audit(ctx, last[0].Seq, "", 10000)
+		all, err := c.api.Identity().Audit(ctx, client.AuditQuery{After: last[0].Seq, Limit: 10000})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -149,6 +149,13 @@ func (s server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(sw, r)
+		if status := seenStatus(s.m, r, sw.status); status == statusClientClosed {
+			// No fault of the master's, and no answer anyone read: not an
+			// error line, nor a 5xx for an alert on them (trial 29i I19).
+			s.m.log.Info("http request", "method", r.Method, "path", r.URL.Path, "status", status,
+				"note", "client closed request")
+			return
+		}
 		level := slog.LevelDebug
 		// A 503 during a store outage is the outage, logged once when it
 		// began; each is counted for the line at its end.
@@ -157,6 +164,33 @@ func (s server) logRequests(next http.Handler) http.Handler {
 		}
 		s.m.log.Log(r.Context(), level, "http request", "method", r.Method, "path", r.URL.Path, "status", sw.status)
 	})
+}
+
+// statusClientClosed is nginx's 499 "client closed request": the status
+// the log and the audit log give a request whose client hung up before
+// it was answered, in place of the 503 it was answered with.
+const statusClientClosed = 499
+
+// seenStatus is the status to log and audit for request r answered with
+// status: 499 for the 503 of a request whose client hung up (its
+// context cancelled while the master runs on: server.fail's "cut
+// short"), else status; a 500 stays a failure whoever left.
+func seenStatus(m *Master, r *http.Request, status int) int {
+	if status == http.StatusServiceUnavailable && clientGone(m, r) {
+		return statusClientClosed
+	}
+	return status
+}
+
+// clientGone reports whether r's context was cancelled by its client
+// hanging up rather than by the master stopping: requests share Run's
+// context (cli/master.go), which is done first when the master stops.
+func clientGone(m *Master, r *http.Request) bool {
+	if !errors.Is(r.Context().Err(), context.Canceled) {
+		return false
+	}
+	run := m.running.Load()
+	return run == nil || (*run).Err() == nil
 }
 
 type statusWriter struct {

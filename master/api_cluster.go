@@ -42,9 +42,21 @@ func (ca *clusterAPI) handleNodes(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// load is what a pool or a project holds and waits for.
+// load is what a pool or a project holds and waits for: queuedJobs
+// counts the jobs in state queued (held ones too), what the job lists'
+// queued filter shows; the tasks still waiting in running jobs (an
+// experiment's trials, an array's tasks not started) are waitingTasks,
+// not queued jobs, which no list of queued jobs could show (trial
+// 2026-11-29i I1).
 type load struct {
-	used, queuedJobs, runningTasks int
+	used, queuedJobs, runningTasks, waitingTasks int
+}
+
+// setLoad copies l into a pool's or a project's counts.
+func setLoad(used, queuedJobs, runningTasks, waitingTasks *int, l *load) {
+	if l != nil {
+		*used, *queuedJobs, *runningTasks, *waitingTasks = l.used, l.queuedJobs, l.runningTasks, l.waitingTasks
+	}
 }
 
 func (ca *clusterAPI) handlePools(w http.ResponseWriter, r *http.Request) {
@@ -64,9 +76,7 @@ func (ca *clusterAPI) handlePools(w http.ResponseWriter, r *http.Request) {
 				poolNodeCount(&v, n)
 			}
 		}
-		if l := loads[p.Name]; l != nil {
-			v.Used, v.QueuedJobs, v.RunningTasks = l.used, l.queuedJobs, l.runningTasks
-		}
+		setLoad(&v.Used, &v.QueuedJobs, &v.RunningTasks, &v.WaitingTasks, loads[p.Name])
 		v.Reservations = res[p.Name]
 		if p.Policy == sched.PolicyBackfill || p.Backfill {
 			// Only a pool that backfills has a window for it.
@@ -141,9 +151,7 @@ func (ca *clusterAPI) handleProjects(w http.ResponseWriter, r *http.Request) {
 				v.MaxPriorityClassFrom = from
 			}
 		}
-		if l := trees[p.Name]; l != nil {
-			v.Used, v.QueuedJobs, v.RunningTasks = l.used, l.queuedJobs, l.runningTasks
-		}
+		setLoad(&v.Used, &v.QueuedJobs, &v.RunningTasks, &v.WaitingTasks, trees[p.Name])
 		quotaUse(&v, rv.cfg.Pools, byPool[p.Name])
 		out = append(out, v)
 	}
@@ -158,7 +166,8 @@ func (ca *clusterAPI) handleProjects(w http.ResponseWriter, r *http.Request) {
 	slices.Sort(extra)
 	for _, name := range extra {
 		l := loads[name]
-		v := api.Project{Name: name, Used: l.used, QueuedJobs: l.queuedJobs, RunningTasks: l.runningTasks}
+		v := api.Project{Name: name}
+		setLoad(&v.Used, &v.QueuedJobs, &v.RunningTasks, &v.WaitingTasks, l)
 		quotaUse(&v, rv.cfg.Pools, byPool[name])
 		out = append(out, v)
 	}
@@ -189,6 +198,7 @@ func subtreeLoads(projects []spec.Project, loads map[string]*load) map[string]*l
 			t.used += l.used
 			t.queuedJobs += l.queuedJobs
 			t.runningTasks += l.runningTasks
+			t.waitingTasks += l.waitingTasks
 		}
 	}
 	return out

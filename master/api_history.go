@@ -222,8 +222,28 @@ func historyOf(j store.Job, atts []store.Attempt, gpuSeconds float64, now time.T
 			// 2026-11-29d D4).
 			h.Reason = j.Reason
 		}
+		if j.Kind == store.KindExperiment {
+			experimentEnd(&h, j, last)
+		}
 	}
 	return h
+}
+
+// experimentEnd gives an ended experiment's record the job's end, not
+// its last trial's: its reason counts the trials ("2 of 4 trials
+// completed; 2 failed"), and its exit code is the last trial's only
+// where that trial ended as the experiment did (completed, or failed),
+// else none: a completed search whose last trial exited 1 read as a
+// failed job (trial 2026-11-29i I3).
+func experimentEnd(h *api.HistoryRecord, j store.Job, last *store.Attempt) {
+	if j.Reason != "" {
+		h.Reason = j.Reason
+	}
+	agrees := j.State == store.JobCompleted && last.EndState == store.AttemptCompleted ||
+		j.State == store.JobFailed && last.EndState == store.AttemptFailed
+	if !agrees {
+		h.ExitCode = nil
+	}
 }
 
 // attemptRuns are the spans when some attempt of the job ran, merged and

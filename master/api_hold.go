@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/auth"
 	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/store"
@@ -24,7 +25,10 @@ import (
 // false). Holding needs what a kill needs (the owner, or the project's
 // lead, or an admin: mayKillJob), since it only keeps a job from
 // starting; releasing what a change of the job needs (mayChangeJob),
-// since it lets the job take slots.
+// since it lets the job take slots, and a hold placed by someone other
+// than the owner (an admin or a lead: Slurm's JobHeldAdmin) is released
+// only by an admin or a lead of the job's project (releaseRule), so
+// that a hold put on a runaway sweep sticks.
 
 // holdAction is a hold (hold true) or a release, as the handlers and
 // the audit name it.
@@ -56,7 +60,45 @@ func (ac *access) mayHold(r *http.Request, id int64, hold holdAction) error {
 	if hold {
 		return ac.mayKillJob(r, id)
 	}
-	return ac.mayChangeJob(r, id)
+	if err := ac.mayChangeJob(r, id); err != nil {
+		return err
+	}
+	rec, err := ac.jobRecord(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	return releaseRule(principalOf(r), rec)
+}
+
+// jobRecord is job id's record: the master's view of it, else the
+// store's (an ended job); mayChangeJob has found it.
+func (ac *access) jobRecord(ctx context.Context, id int64) (store.Job, error) {
+	if j := ac.m.pub.reads().job(id); j != nil {
+		return j.rec, nil
+	}
+	return ac.m.st.Job(ctx, id)
+}
+
+// releaseRule refuses p the release of job rec when someone other than
+// its owner held it (an admin or a lead, the only others who may hold
+// it) and p is neither an admin nor a lead of its project: the owner's
+// own holds stay the owner's. The holder is the stored record's
+// (held_by), so the rule holds across a restart of the master.
+func releaseRule(p auth.Principal, rec store.Job) error {
+	if !rec.Held() || rec.HeldBy == rec.User {
+		return nil
+	}
+	what := fmt.Sprintf("releasing job %d, held by %s at %s rather than by its owner %s (whose own holds only are the owner's to release),",
+		rec.ID, rec.HeldBy, rec.HeldAt.UTC().Format(time.DateTime[:len(time.DateTime)-3])+" UTC", ownerName(rec.User))
+	return p.CanRaise(rec.Project, what)
+}
+
+// ownerName is a job's owner in a message.
+func ownerName(user string) string {
+	if user == "" {
+		return "(none)"
+	}
+	return user
 }
 
 func (ja jobHolds) holdOne(w http.ResponseWriter, r *http.Request, hold holdAction) {

@@ -224,8 +224,13 @@ func (ja *jobsAPI) checkLimits(p auth.Principal, j *mjob, u store.JobUpdate) err
 			}
 		}
 	}
-	if u.Nice != nil && *u.Nice < j.spec.nice {
-		what := fmt.Sprintf("lowering job %d's nice from %d to %d, which raises its priority (its owner may raise it)", j.rec.ID, j.spec.nice, *u.Nice)
+	// A nice lowered down to the one the job was submitted with undoes
+	// its owner's own raise (a typo of --nice for --priority); only below
+	// that does it take priority from others, which needs a lead, as
+	// Slurm's negative nice needs an operator (trial 2026-11-29i I20).
+	if floor := submittedNice(j.rec); u.Nice != nil && *u.Nice < j.spec.nice && *u.Nice < floor {
+		what := fmt.Sprintf("lowering job %d's nice from %d to %d, below the %d it was submitted with, which raises its priority "+
+			"(its owner may only raise a nice, or lower it back to %d)", j.rec.ID, j.spec.nice, *u.Nice, floor, floor)
 		if err := p.CanRaise(project, what); err != nil {
 			return err
 		}
@@ -240,6 +245,13 @@ func (ja *jobsAPI) checkLimits(p auth.Principal, j *mjob, u store.JobUpdate) err
 		}
 	}
 	return nil
+}
+
+// submittedNice is the nice job rec was submitted with: its job file's,
+// whatever a change set since.
+func submittedNice(rec store.Job) int {
+	_, nice := store.Job{Spec: rec.Spec}.QOSNice()
+	return nice
 }
 
 // limitWords is a time limit in a message: its duration, or none.

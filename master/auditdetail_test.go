@@ -188,7 +188,8 @@ func TestJobEvents(t *testing.T) {
 
 // TestAuditDetailOfCreations: a submission is audited against the job it
 // made (its path, POST /jobs, names none) with what it asked for, and a
-// node's deletion with the pool and GPUs it took away.
+// node's deletion with the pool and GPUs it took away, and a user's
+// creation against the user it made, named in its detail too.
 func TestAuditDetailOfCreations(t *testing.T) {
 	h := newHarness(t, withConfig(mustConfig(t, auditDetailConfig)))
 	h.as("ana", "lab=member")
@@ -208,6 +209,13 @@ func TestAuditDetailOfCreations(t *testing.T) {
 			}
 			return "DELETE /api/v1/nodes/n9", "node n9"
 		}, "deleted from pool default, 3 GPUs"},
+		{"a user's creation", func() (string, string) {
+			body := `{"name": "bo", "roles": {"lab": "member"}}`
+			if code := h.do("POST", "/api/v1/users", body, nil); code != http.StatusCreated {
+				t.Fatalf("POST /users: %d", code)
+			}
+			return "POST /api/v1/users", "user bo"
+		}, "created user bo: member on lab"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/allot-sched/allot/api"
 )
@@ -136,6 +137,62 @@ func TestAuditLeavesOutRegisterAgain(t *testing.T) {
 			}
 			if got := len(syncs) == 1 && syncs[0].Status == tc.status; got != tc.audited || len(syncs) > 1 {
 				t.Fatalf("audit entries for the sync = %+v, want audited %v", syncs, tc.audited)
+			}
+		})
+	}
+}
+
+// TestAuditWindow: since and until keep the entries written in
+// [since, until), read as /history's times (RFC 3339 or a duration ago);
+// a bad time or an empty window is refused naming the parameter.
+func TestAuditWindow(t *testing.T) {
+	h := newHarness(t)
+	h.submit(jobSpec("old", 1, ""))
+	h.clock.Advance(2 * time.Hour)
+	mid := h.clock.Now()
+	h.submit(jobSpec("new", 1, ""))
+	var all []api.AuditEntry
+	if code := h.do("GET", "/api/v1/audit", nil, &all); code != 200 || len(all) < 2 {
+		t.Fatalf("audit: %d, %d entries", code, len(all))
+	}
+	var before, after []int64
+	for _, e := range all {
+		if e.At.Before(mid) {
+			before = append(before, e.Seq)
+		} else {
+			after = append(after, e.Seq)
+		}
+	}
+	cases := []struct {
+		name, query string
+		status      int
+		want        []int64
+	}{
+		{"since a duration ago", "since=1h", 200, after},
+		{"until a time", "until=" + mid.UTC().Format(time.RFC3339), 200, before},
+		{"since before until", "since=3h&until=1h", 200, before},
+		{"a bad time", "since=yesterday", 400, nil},
+		{"an empty window", "since=1h&until=2h", 400, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.status != 200 {
+				code, body, _ := h.raw("GET", "/api/v1/audit?"+tc.query, "")
+				if code != tc.status || !strings.Contains(body, `"field":"since"`) {
+					t.Fatalf("GET /audit?%s = %d %s, want %d naming since", tc.query, code, body, tc.status)
+				}
+				return
+			}
+			var got []api.AuditEntry
+			if code := h.do("GET", "/api/v1/audit?"+tc.query, nil, &got); code != 200 {
+				t.Fatalf("GET /audit?%s = %d", tc.query, code)
+			}
+			var seqs []int64
+			for _, e := range got {
+				seqs = append(seqs, e.Seq)
+			}
+			if len(tc.want) == 0 || !slices.Equal(seqs, tc.want) {
+				t.Fatalf("GET /audit?%s = %v, want %v", tc.query, seqs, tc.want)
 			}
 		})
 	}

@@ -167,6 +167,7 @@ func (ac *access) audit(next http.Handler) http.Handler {
 		if aw.status == 0 {
 			aw.status = http.StatusOK
 		}
+		aw.status = seenStatus(ac.m, r, aw.status) // 499: its client hung up
 		if !audited(r, aw.status) {
 			return
 		}

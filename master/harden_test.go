@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/big"
 	"net"
 	"net/http"
@@ -436,5 +437,66 @@ func TestCutShortRequestIs503(t *testing.T) {
 				t.Fatalf("503 without Retry-After, or saying internal error: %v %s", w.Header(), w.Body.String())
 			}
 		})
+	}
+}
+
+// TestClientClosedIsLogged499: a request cut short because its client
+// hung up is logged at info with nginx's 499 "client closed request",
+// not as an error with the 503 nobody read; one cut short by the master
+// stopping, and a real failure, stay errors.
+func TestClientClosedIsLogged499(t *testing.T) {
+	cases := []struct {
+		name     string
+		stopping bool
+		err      error
+		want     string
+	}{
+		{"the client hung up", false, fmt.Errorf("list attempts: %w", context.Canceled),
+			`level=INFO msg="http request" method=GET path=/api/v1/jobs/22 status=499 note="client closed request"`},
+		{"the master is stopping", true, fmt.Errorf("list attempts: %w", context.Canceled),
+			`level=ERROR msg="http request" method=GET path=/api/v1/jobs/22 status=503`},
+		{"a failure, the client gone too", false, nil,
+			`level=ERROR msg="http request" method=GET path=/api/v1/jobs/22 status=500`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var buf strings.Builder
+			m := &Master{log: slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+			run, stop := context.WithCancel(context.Background())
+			m.running.Store(&run)
+			ctx, hangUp := context.WithCancel(run)
+			s := server{m}
+			h := s.logRequests(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if c.stopping {
+					stop()
+				}
+				hangUp() // a stop cancels every request too
+				if c.err == nil {
+					writeError(w, http.StatusInternalServerError, "", "internal error")
+					return
+				}
+				s.fail(w, c.err)
+			}))
+			h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequestWithContext(ctx, "GET", "/api/v1/jobs/22", nil))
+			stop()
+			if !strings.Contains(buf.String(), c.want) {
+				t.Fatalf("log:\n%s\nwant a line with %s", buf.String(), c.want)
+			}
+		})
+	}
+}
+
+// TestClientClosedIsAudited499: the audit entry of a change whose client
+// hung up before its 503 is written with status 499, not as a 503.
+func TestClientClosedIsAudited499(t *testing.T) {
+	h := newHarness(t)
+	ctx, hangUp := context.WithCancel(context.Background())
+	mw := h.m.access.audit(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hangUp()
+		server{h.m}.fail(w, fmt.Errorf("kill: %w", context.Canceled))
+	}))
+	mw.ServeHTTP(httptest.NewRecorder(), httptest.NewRequestWithContext(ctx, "POST", "/api/v1/jobs/5/kill", nil))
+	if e := h.newestAudit("POST /api/v1/jobs/5/kill"); e.Status != statusClientClosed {
+		t.Fatalf("audit entry %+v, want status 499", e)
 	}
 }

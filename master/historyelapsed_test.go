@@ -137,3 +137,43 @@ func TestHistoryStateOfAHeldJob(t *testing.T) {
 		})
 	}
 }
+
+// TestHistoryEndOfAnExperiment: an experiment's record ends as the
+// experiment did, not as its last trial: a completed one whose last
+// trial failed gives the job's reason and no exit code; one whose last
+// trial completed keeps that trial's exit 0; a job that is no
+// experiment keeps its last attempt's end.
+func TestHistoryEndOfAnExperiment(t *testing.T) {
+	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	one, zero := 1, 0
+	for _, c := range []struct {
+		name     string
+		kind     store.Kind
+		state    store.JobState
+		end      store.AttemptState
+		exit     *int
+		wantExit *int
+		want     string
+	}{
+		{"completed, the last trial failed", store.KindExperiment, store.JobCompleted, store.AttemptFailed, &one, nil,
+			"2 of 4 trials completed; 2 failed"},
+		{"completed, the last trial completed", store.KindExperiment, store.JobCompleted, store.AttemptCompleted, &zero, &zero,
+			"2 of 4 trials completed; 2 failed"},
+		{"failed", store.KindExperiment, store.JobFailed, store.AttemptFailed, &one, &one,
+			"2 of 4 trials completed; 2 failed"},
+		{"a command keeps its attempt's", store.KindCommand, store.JobCompleted, store.AttemptFailed, &one, &one,
+			"failed with exit code 1 on node a1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			j := store.Job{ID: 3, Kind: c.kind, SubmittedAt: t0, State: c.state, EndedAt: at(100),
+				Reason: "2 of 4 trials completed; 2 failed"}
+			atts := []store.Attempt{{StartedAt: at(0), EndedAt: at(50), EndState: c.end, ExitCode: c.exit,
+				Reason: "failed with exit code 1 on node a1"}}
+			h := historyOf(j, atts, 0, at(200))
+			if h.Reason != c.want || (h.ExitCode == nil) != (c.wantExit == nil) || h.ExitCode != nil && *h.ExitCode != *c.wantExit {
+				t.Errorf("reason %q, exit %v; want %q, %v", h.Reason, h.ExitCode, c.want, c.wantExit)
+			}
+		})
+	}
+}

@@ -141,6 +141,60 @@ func TestHoldRefusals(t *testing.T) {
 	}
 }
 
+// TestOthersHoldSticks: a hold an admin or a lead puts on another
+// user's job is released only by an admin or a lead of its project,
+// also after a restart of the master (the holder is stored); its owner
+// is refused with who held it, when, and what role releases it, and
+// the owner's own hold stays hers to release (TestHoldRelease).
+func TestOthersHoldSticks(t *testing.T) {
+	h := newHarness(t)
+	h.agent("n1", 2)
+	ana := h.as("ana", "default=member")
+	lee := h.as("lee", "default=lead")
+	byAdmin := h.submitAs("ana", jobSpec("a", 2, ""))
+	byLead := h.submitAs("ana", jobSpec("b", 2, ""))
+	held := h.clock.Now().UTC().Format("2006-01-02 15:04") + " UTC"
+	for _, c := range []struct {
+		token string
+		job   int64
+	}{{h.admin, byAdmin}, {lee, byLead}} {
+		if code := h.doAs(c.token, "POST", fmt.Sprintf("/api/v1/jobs/%d/hold", c.job), nil, nil); code != http.StatusOK {
+			t.Fatalf("hold %d: %d", c.job, code)
+		}
+	}
+	h.start() // the rule reads the stored holder
+	cases := []struct {
+		name, token string
+		job         int64
+		status      int
+		says        string
+	}{
+		{"the owner may not release an admin's hold", ana, byAdmin, 403,
+			fmt.Sprintf(`releasing job %d, held by root at %s rather than by its owner ana (whose own holds only are the owner's to release), needs the admin role or the lead role in project "default"; user:ana has the member role`, byAdmin, held)},
+		{"nor a lead's", ana, byLead, 403, "held by lee at " + held},
+		{"nor in a list", ana, byLead, 403, "held by lee"},
+		{"a lead may release an admin's hold", lee, byAdmin, 200, ""},
+		{"an admin may release a lead's", h.admin, byLead, 200, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var e api.Error
+			code := h.doAs(c.token, "POST", fmt.Sprintf("/api/v1/jobs/%d/release", c.job), nil, &e)
+			if c.name == "nor in a list" {
+				var res []api.HoldResult
+				code = h.doAs(c.token, "POST", "/api/v1/jobs/release", api.HoldJobs{IDs: []int64{c.job}}, &res)
+				if code != http.StatusOK || len(res) != 1 {
+					t.Fatalf("release list: %d %+v", code, res)
+				}
+				code, e.Error = res[0].Status, res[0].Error
+			}
+			if code != c.status || !strings.Contains(e.Error, c.says) {
+				t.Fatalf("release job %d: %d %q, want %d saying %q", c.job, code, e.Error, c.status, c.says)
+			}
+		})
+	}
+}
+
 // TestHoldList: POST /jobs/hold holds a list, each job with its own
 // result; POST /jobs/release releases it; a submission with hold=true
 // is stored held by its user.

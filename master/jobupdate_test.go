@@ -24,9 +24,10 @@ projects:
 `
 
 // TestPatchJobLimits: PATCH /jobs/{id} changes a job's time limit, QOS and
-// nice by Slurm's rules: its owner may lower the time limit and raise the
-// nice; raising or removing a limit, or lowering a nice, needs an admin
-// or the project's lead; a QOS must be one the project may use; a job
+// nice by Slurm's rules: its owner may lower the time limit, raise the
+// nice and lower it back to the nice it was submitted with; raising or
+// removing a limit, or lowering a nice below that, needs an admin or the
+// project's lead; a QOS must be one the project may use; a job
 // that ended changes no more. Each case changes a job of its own, filed
 // by ana (a member of lab) with a time limit of 2h and nice 10.
 func TestPatchJobLimits(t *testing.T) {
@@ -36,6 +37,15 @@ func TestPatchJobLimits(t *testing.T) {
 	ended := h.submitAs("ana", jobSpec("j", 1, `, "time_limit": "2h", "nice": 10`))
 	if code := h.do("POST", fmt.Sprintf("/api/v1/jobs/%d/kill", ended), nil, nil); code != 200 {
 		t.Fatalf("kill: %d", code)
+	}
+	// raised was submitted with nice 10 and raisedFrom0 with none; their
+	// owner raised both to 100.
+	raised := h.submitAs("ana", jobSpec("j", 1, `, "time_limit": "2h", "nice": 10`))
+	raisedFrom0 := h.submitAs("ana", jobSpec("j", 1, `, "time_limit": "2h"`))
+	for _, id := range []int64{raised, raisedFrom0} {
+		if code := h.doAs(h.as("ana"), "PATCH", fmt.Sprintf("/api/v1/jobs/%d", id), `{"nice": 100}`, nil); code != 200 {
+			t.Fatalf("raise job %d's nice: %d", id, code)
+		}
 	}
 	cases := []struct {
 		name, who, body string
@@ -72,8 +82,12 @@ func TestPatchJobLimits(t *testing.T) {
 			says: `qos: project lab may not use QOS "emergency" (its qos: normal, high)`},
 		{name: "owner raises the nice", who: "ana", body: `{"nice": 20}`, status: 200,
 			check: func(j api.Job) bool { return j.Nice == 20 }},
-		{name: "owner lowers the nice", who: "ana", body: `{"nice": 0}`, status: 403,
-			says: `lowering job %d's nice from 10 to 0, which raises its priority (its owner may raise it) needs the admin role or the lead role`},
+		{name: "owner lowers the nice below its submission's", who: "ana", body: `{"nice": 0}`, status: 403,
+			says: `lowering job %d's nice from 10 to 0, below the 10 it was submitted with, which raises its priority (its owner may only raise a nice, or lower it back to 10) needs the admin role or the lead role`},
+		{name: "owner lowers a raised nice back", who: "ana", body: `{"nice": 10}`, job: raised, status: 200,
+			check: func(j api.Job) bool { return j.Nice == 10 }},
+		{name: "owner undoes a nice on a job submitted without", who: "ana", body: `{"nice": 0}`, job: raisedFrom0, status: 200,
+			check: func(j api.Job) bool { return j.Nice == 0 }},
 		{name: "a negative nice", who: "root", body: `{"nice": -5}`, status: 400, field: "nice",
 			says: "nice -5: expected 0..1000000000"},
 		{name: "admin lowers the nice", who: "root", body: `{"nice": 0}`, status: 200,

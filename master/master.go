@@ -137,6 +137,9 @@ type Master struct {
 
 	// kickc wakes the loop for an event-driven pass.
 	kickc chan struct{}
+	// running is Run's context, whose end tells a request cancelled by
+	// the master's stop from one its client hung up on (clientGone).
+	running atomic.Pointer[context.Context]
 	// cfgNow is cfg, for readers that do not hold mu; set with it.
 	cfgNow atomic.Pointer[config.Config]
 	// feas is the published view of submit-time feasibility, nil when
@@ -293,6 +296,7 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 // on every tick, with agent-loss and time-limit checks on the tick, and
 // the time limits' kills at the earliest deadline (timelimits.go).
 func (m *Master) Run(ctx context.Context) error {
+	m.running.Store(&ctx)
 	t := time.NewTicker(m.opt.Tick)
 	defer t.Stop()
 	limit := time.NewTimer(time.Hour)

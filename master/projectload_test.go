@@ -147,3 +147,43 @@ func (h *harness) projects() ([]api.Project, map[string]api.Project) {
 	}
 	return got, byName
 }
+
+// TestPartlyRunningJobIsNotQueued: a job with tasks running and others
+// still waiting (an array of trials on too few GPUs) is a running job:
+// GET /pools and /projects count it in no queued_jobs, which GET
+// /jobs?state=queued could not list, and give its waiting tasks as
+// waiting_tasks; a job with none started is a queued job (trial
+// 2026-11-29i I1: a member was told of a hidden queued job that was her
+// own running experiment).
+func TestPartlyRunningJobIsNotQueued(t *testing.T) {
+	h := newHarness(t)
+	a := h.agent("n1", 2)
+	h.submit(`{"name": "sweep", "entrypoint": "x", "resources": {"slots": 1}, "hyperparameters": {"x": {"type": "categorical", "vals": [1, 2, 3, 4]}}}`)
+	h.step()
+	h.sync(a)
+	h.submit(jobSpec("waits", 1, ""))
+	h.step()
+	var queued []api.Job
+	if code := h.do("GET", "/api/v1/jobs?state=queued&pool=default", nil, &queued); code != 200 {
+		t.Fatalf("GET /jobs?state=queued: %d", code)
+	}
+	var pools []api.Pool
+	if code := h.do("GET", "/api/v1/pools", nil, &pools); code != 200 || len(pools) != 1 {
+		t.Fatalf("GET /pools: %d %+v", code, pools)
+	}
+	_, projects := h.projects()
+	for _, c := range []struct {
+		name                   string
+		queued, running, waits int
+	}{
+		{"pool", pools[0].QueuedJobs, pools[0].RunningTasks, pools[0].WaitingTasks},
+		{"project", projects["default"].QueuedJobs, projects["default"].RunningTasks, projects["default"].WaitingTasks},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.queued != 1 || c.queued != len(queued) || c.running != 2 || c.waits != 2 {
+				t.Fatalf("queued_jobs %d (GET /jobs?state=queued lists %d), running_tasks %d, waiting_tasks %d; want 1 (as listed), 2, 2",
+					c.queued, len(queued), c.running, c.waits)
+			}
+		})
+	}
+}

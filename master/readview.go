@@ -534,8 +534,11 @@ func (v *readView) loads(key func(*jobRead) string) map[string]*load {
 			l = &load{}
 			out[key(j)] = l
 		}
-		if j.waiting() {
+		switch {
+		case j.rec.State == store.JobQueued:
 			l.queuedJobs++
+		case j.waiting():
+			l.waitingTasks += j.queued
 		}
 		l.runningTasks += j.holding
 		l.used += j.used

@@ -1,8 +1,11 @@
 package master
 
 import (
+	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/allot-sched/allot/api"
 )
 
 // TestRoleErrorsSuggest: a mistyped project or role in allot user
@@ -30,6 +33,31 @@ func TestRoleErrorsSuggest(t *testing.T) {
 			code, got = h.rawAs(h.admin, "PATCH", "/api/v1/users/ana", map[string]any{"roles": body["roles"]})
 			if code != 400 || !strings.Contains(got, tc.want) {
 				t.Fatalf("role: %d %s, want 400 with %s", code, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestCreateUserWarnsOfCaseClash: a user whose name differs from
+// another's only by case is made (names are case-sensitive) with a
+// warning naming the other; a name unlike any other's gets none.
+func TestCreateUserWarnsOfCaseClash(t *testing.T) {
+	h := newHarness(t)
+	for _, tc := range []struct {
+		name, says string
+	}{
+		{"ana", ""},
+		{"Ana", `user "Ana" differs from user "ana" only by case`},
+		{"bo", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var u api.User
+			if code := h.do("POST", "/api/v1/users", api.NewUser{Name: tc.name}, &u); code != http.StatusCreated {
+				t.Fatalf("POST /users %s: %d", tc.name, code)
+			}
+			got := strings.Join(u.Warnings, "; ")
+			if tc.says == "" && got != "" || !strings.Contains(got, tc.says) {
+				t.Fatalf("warnings %q, want %q", got, tc.says)
 			}
 		})
 	}

@@ -88,6 +88,9 @@ type AuditFilter struct {
 	// Newest lists by descending Seq, so that Limit keeps the newest
 	// entries (allot audit --last) rather than the oldest.
 	Newest bool
+	// Since and Until, when set, keep the entries written at or after
+	// Since and before Until (allot audit --since, --until).
+	Since, Until time.Time
 }
 
 // Auth is the identity side of the store.
@@ -397,6 +400,12 @@ func (a authOps) Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, error)
 	args := []any{f.After}
 	if f.Actor != "" {
 		where, args = append(where, "actor = ?"), append(args, f.Actor)
+	}
+	if !f.Since.IsZero() {
+		where, args = append(where, "at_ns >= ?"), append(args, nsOf(f.Since))
+	}
+	if !f.Until.IsZero() {
+		where, args = append(where, "at_ns < ?"), append(args, nsOf(f.Until))
 	}
 	order := "seq"
 	if f.Newest {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/allot-sched/allot/store"
 )
@@ -124,7 +125,7 @@ func testCredentials(t *testing.T, target Target) {
 func testAudit(t *testing.T, target Target) {
 	s, ctx := open(t, target), ctxOf(t)
 	for i, actor := range []string{"user:alice", "user:root", "user:alice"} {
-		if err := s.AppendAudit(ctx, store.AuditEntry{At: at(0), Actor: actor, Action: "POST /api/v1/jobs",
+		if err := s.AppendAudit(ctx, store.AuditEntry{At: at(time.Duration(i) * time.Minute), Actor: actor, Action: "POST /api/v1/jobs",
 			Status: 200 + i, RequestID: "r"}); err != nil {
 			t.Fatal(err)
 		}
@@ -146,6 +147,9 @@ func testAudit(t *testing.T, target Target) {
 		{"newest of an actor", store.AuditFilter{Newest: true, Limit: 1, Actor: "user:alice"}, []int{202}},
 		{"all, newest first", store.AuditFilter{Newest: true}, []int{202, 201, 200}},
 		{"newest after the second", store.AuditFilter{Newest: true, Limit: 5, After: es[0].Seq}, []int{202}},
+		{"since a time", store.AuditFilter{Newest: true, Since: at(time.Minute)}, []int{202, 201}},
+		{"until a time", store.AuditFilter{Newest: true, Until: at(time.Minute)}, []int{200}},
+		{"a window", store.AuditFilter{Newest: true, Since: at(30 * time.Second), Until: at(90 * time.Second)}, []int{201}},
 	}
 	for _, tc := range newest {
 		t.Run(tc.name, func(t *testing.T) {
