@@ -65,8 +65,8 @@ requests refused during an outage, which changed nothing, have no entry
 	cmd.Flags().StringVar(&actor, "actor", "", "only entries of this actor: user:NAME, node:NAME, join-token:ID, local:OSUSER (recover-admin), master (its starts and store outages) or anonymous")
 	cmd.Flags().IntVar(&limit, "limit", 1000, "at most this many entries, the oldest")
 	cmd.Flags().IntVar(&last, "last", 0, "the newest N entries (1..10000), printed oldest first; not with --limit")
-	cmd.Flags().StringVar(&win.Since, "since", "", "only entries written since: "+whenHelp)
-	cmd.Flags().StringVar(&win.Until, "until", "", "only entries written before: "+whenHelp+"; default now")
+	cmd.Flags().StringVarP(&win.Since, "since", "S", "", "only entries written since: "+whenHelp)
+	cmd.Flags().StringVarP(&win.Until, "until", "E", "", "only entries written before: "+whenHelp+"; default now")
 	out.register(cmd)
 	return cmd
 }

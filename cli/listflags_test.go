@@ -18,7 +18,7 @@ func TestListShortFlags(t *testing.T) {
 	shorts := map[string]string{"pool": "p", "project": "A", "user": "u", "state": "t", "since": "S", "until": "E"}
 	for _, path := range [][]string{
 		{"jobs"}, {"job", "list"}, {"history"}, {"history", "check"}, {"usage"}, {"fairness"},
-		{"priorities"}, {"job", "kill"},
+		{"priorities"}, {"job", "kill"}, {"audit"},
 	} {
 		cmd, _, err := New().Find(path)
 		if err != nil {
