@@ -331,7 +331,7 @@ func replayCases() []replayCase {
 			{name: "b2", slots: 1, submit: 150, run: 300, project: "b"},
 			{name: "b3", slots: 2, submit: 200, run: 100, project: "b", kill: 250},
 		}},
-	}, append(featureCases(), append(nodeCases(), append(beforeSubmitCases(), latePassCases()...)...)...)...)
+	}, append(featureCases(), append(nodeCases(), append(beforeSubmitCases(), append(latePassCases(), endAfterPassCases()...)...)...)...)...)
 }
 
 // randomCases run one random workload, from a fixed seed, under each

@@ -318,6 +318,7 @@ func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks i
 	sj.AgentPreempted = w.agentPreempted
 	sj.LateExits = hist.lateExits(atts)
 	sj.SlowKills = hist.slowKills(j, atts, since, now)
+	sj.EndsAfterPass = hist.endsAfterPass(atts, since)
 	return sj, slices.DeleteFunc([]string{note, stoppedNote(j, sj.Name, len(w.stopped), hist.stoppedWaiting[j.ID])},
 		func(n string) bool { return n == "" }), true
 }

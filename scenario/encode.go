@@ -237,6 +237,7 @@ func scriptFields(m spec.Mapping, j *Job) {
 	setList(m, "checkpoints", j.Checkpoints, checkpointItem)
 	setList(m, "late_exits", j.LateExits, lateExitItem)
 	setList(m, "slow_kills", j.SlowKills, slowKillItem)
+	setList(m, "ends_after_pass", j.EndsAfterPass, endAfterPassItem)
 }
 
 // setList writes list key of items, each encoded by item; nothing for

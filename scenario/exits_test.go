@@ -97,3 +97,38 @@ func TestSlowKillsRoundTrip(t *testing.T) {
 		t.Errorf("after a round trip slow_kills = %+v, want %+v\n%s", got, want, out)
 	}
 }
+
+func TestParseErrorsEndsAfterPass(t *testing.T) {
+	runErrorCases(t, []errorCase{
+		{"a mapping", failJob + "    ends_after_pass: {task: 0}\n", 12, `ends_after_pass: expected a list of ends after a pass, got a mapping`},
+		{"task out of range", failJob + "    ends_after_pass: [{task: 2}]\n", 12, `ends_after_pass[0]: task: task 2 does not exist: the job has 2 task(s)`},
+		{"missing task", failJob + "    ends_after_pass: [{attempt: 2}]\n", 12, `ends_after_pass[0]: missing required field "task"`},
+		{"zero attempt", failJob + "    ends_after_pass: [{task: 0, attempt: 0}]\n", 12, `ends_after_pass[0]: attempt: expected an integer >= 1`},
+		{"an attempt twice", failJob + "    ends_after_pass:\n      - {task: 1}\n      - {task: 1, attempt: 1}\n", 14,
+			`ends_after_pass[1]: attempt: attempt 1 of task 1 ends after a pass already (line 13); an attempt ends once`},
+		{"a failed start", failJob + "    start_fails: [{task: 1}]\n    ends_after_pass: [{task: 1}]\n", 13,
+			`ends_after_pass[0]: attempt: attempt 1 of task 1 never ran (in start_fails, line 12), so it has no end to order`},
+		{"unknown field", failJob + "    ends_after_pass: [{task: 0, after: 1}]\n", 12, `ends_after_pass[0]: unknown field "after"`},
+	})
+}
+
+// TestEndsAfterPassRoundTrip: ends_after_pass parse, the attempt 1 when
+// left out, and Marshal writes them back.
+func TestEndsAfterPassRoundTrip(t *testing.T) {
+	s, err := Parse("f.yaml", []byte(failJob+"    ends_after_pass: [{task: 1, attempt: 3}, {task: 0}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []EndAfterPass{{Task: 1, Attempt: 3, Line: 12}, {Task: 0, Attempt: 1, Line: 12}}
+	if !slices.Equal(s.Jobs[0].EndsAfterPass, want) {
+		t.Fatalf("ends_after_pass = %+v, want %+v", s.Jobs[0].EndsAfterPass, want)
+	}
+	back, out := remarshal(t, s)
+	got := back.Jobs[0].EndsAfterPass
+	for i := range got {
+		got[i].Line, want[i].Line = 0, 0
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("after a round trip ends_after_pass = %+v, want %+v\n%s", got, want, out)
+	}
+}

@@ -41,6 +41,7 @@ func (p scriptParser) all(f *yamlfield.Fields, j *Job) {
 	p.checkpoints(f, j)
 	p.lateExits(f, j)
 	p.slowKills(f, j)
+	p.endsAfterPass(f, j)
 }
 
 // fails reads a job's fails: a list of {task, after}.

@@ -55,7 +55,7 @@ var traceKeys = []string{"trace", "format"}
 var jobKeys = []string{"name", "kind", "submit", "pool", "tasks", "max_concurrent", "slots", "duration", "time_limit",
 	"priority", "priority_class", "weight", "preemptible", "interactive", "project", "user", "gpu", "checkpoint_every",
 	"on_preempt", "max_retries", "qos", "licenses", "account", "nice", "topology", "allow_infeasible", "keep_qos", "held", "after_pass", "first_pass",
-	"min_slots", "max_slots", "searcher", "step_time", "trials", "curve", "runs", "fails", "start_fails", "start_lost", "lost", "stops", "agent_preempted", "checkpoints", "late_exits", "slow_kills"}
+	"min_slots", "max_slots", "searcher", "step_time", "trials", "curve", "runs", "fails", "start_fails", "start_lost", "lost", "stops", "agent_preempted", "checkpoints", "late_exits", "slow_kills", "ends_after_pass"}
 
 // isJobMapping says whether a jobs mapping is a job written without its
 // "- ": it has a job's field and none of the trace mapping's.

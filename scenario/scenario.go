@@ -356,6 +356,9 @@ type Job struct {
 	// for a second or more (SlowKill), in the file's order; nil for none:
 	// each holds its slots, killing, until its kill's end.
 	SlowKills []SlowKill
+	// EndsAfterPass are the attempts whose end comes after the settling
+	// of its instant (EndAfterPass), in the file's order; nil for none.
+	EndsAfterPass []EndAfterPass
 	// Searcher, for an experiment that has one, decides from the trials'
 	// metric reports which trials go on and which stop early; nil
 	// otherwise. Tasks is then its MaxTrials and Duration

@@ -24,7 +24,9 @@
 // an agent's preemption,
 // a kill, a priority, weight, time limit, QOS or nice change, a node going down or coming back
 // or its grace running out, a tick; a scripted failure by
-// Cluster.Fail), then
+// Cluster.Fail), the ends scripted to come after the instant's
+// settling (JobSpec.EndsAfterPass) held back until its first settling
+// (endafterpass.go), then
 // settle the cluster (lifecycle.Cluster.Step: passes, each plan applied,
 // until a pass changes nothing), reacting to each effect it applies with
 // the metrics and the events it promises (Applied), then advance the

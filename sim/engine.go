@@ -78,6 +78,9 @@ type sim struct {
 	ends scriptedEnds
 	// fresh lists the jobs submitted at this instant (Options.Estimates).
 	fresh []int32
+	// later are the ends due at this instant that come after its
+	// settling (JobSpec.EndsAfterPass, endafterpass.go).
+	later []event
 	// asked counts the checkpoints asked of each attempt (job, task
 	// number, attempt) of the jobs whose checkpoints name an nth
 	// (checkpointCost).
@@ -283,7 +286,9 @@ func (s *sim) tick() (bool, error) {
 // (Applied).
 func (s *sim) step() error {
 	for !s.q.empty() && s.q.peek() == s.now && s.q.items[0].kind < evScript {
-		s.handle(s.q.pop())
+		if e := s.q.pop(); !holdLater(s, e) {
+			s.handle(e)
+		}
 	}
 	s.fresh = s.fresh[:0]
 	for s.hasNext && arrival(&s.next) == s.now {
@@ -314,6 +319,11 @@ func (s *sim) step() error {
 		s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventTick})
 		s.handle(s.q.pop())
 	}
+	if len(s.later) > 0 {
+		if err := s.settleBefore(); err != nil {
+			return err
+		}
+	}
 	if _, err := s.c.Step(s.now, s); err != nil {
 		return fmt.Errorf("t=%d: %w", s.now, err)
 	}
@@ -328,14 +338,17 @@ func (s *sim) step() error {
 // event that a live master made after a pass (JobSpec.AfterPass,
 // Event.AfterPass): Step, then the ends and
 // checkpoint landings that it promised for this instant, until none is
-// left, as the live master heard of them before the submission.
+// left, as the live master heard of them before the submission; the
+// ends due that come after the instant's settling (later) come after
+// its first Step.
 func (s *sim) settleBefore() error {
 	for {
 		if _, err := s.c.Step(s.now, s); err != nil {
 			return fmt.Errorf("t=%d: %w", s.now, err)
 		}
 		s.rec.settled()
-		if s.q.empty() || s.q.peek() != s.now || s.q.items[0].kind >= evScript {
+		later := handleLater(s)
+		if !later && (s.q.empty() || s.q.peek() != s.now || s.q.items[0].kind >= evScript) {
 			return nil
 		}
 		for !s.q.empty() && s.q.peek() == s.now && s.q.items[0].kind < evScript {

@@ -251,6 +251,7 @@ func specFromScenario(j scenario.Job, pool int, quota bool) JobSpec {
 	spec.Checkpoints, spec.NthCheckpoints = checkpointTimes(j.Checkpoints)
 	spec.LateExits = lateExits(j.LateExits)
 	spec.SlowKills = slowKills(j.SlowKills)
+	spec.EndsAfterPass = endsAfterPass(j.EndsAfterPass)
 	if sr := j.Searcher; sr != nil {
 		spec.Search = &SearchSpec{Name: sr.Name, Config: sr.Config(), StepTime: j.StepTime, Curves: make([][]MetricPoint, len(j.Curves))}
 		for i, c := range j.Curves {
@@ -304,6 +305,19 @@ func lateExits(les []scenario.LateExit) map[[2]int]int64 {
 	out := make(map[[2]int]int64, len(les))
 	for _, le := range les {
 		out[[2]int{le.Task, le.Attempt}] = le.Before
+	}
+	return out
+}
+
+// endsAfterPass is the set of the attempts of a job's ends_after_pass
+// (task and attempt); nil for none.
+func endsAfterPass(es []scenario.EndAfterPass) map[[2]int]bool {
+	if len(es) == 0 {
+		return nil
+	}
+	out := make(map[[2]int]bool, len(es))
+	for _, e := range es {
+		out[[2]int{e.Task, e.Attempt}] = true
 	}
 	return out
 }

@@ -229,6 +229,10 @@ type JobSpec struct {
 	// master waited for (scenario.Job.SlowKills): it holds its slots,
 	// killing, until then (lifecycle.Task.KillAfter).
 	SlowKills map[[2]int]int64
+	// EndsAfterPass are the attempts, by task number and attempt
+	// (numbered as in StartFails), whose end comes after the settling of
+	// its instant (scenario.Job.EndsAfterPass, endafterpass.go).
+	EndsAfterPass map[[2]int]bool
 }
 
 // ClassRule is what a job is outside the LOW class.
