@@ -145,13 +145,19 @@ function windowText(p) {
   return `since ${p.since}` + (p.until ? `, until ${p.until}` : '');
 }
 
-// download saves the rows of u as CSV, as allot usage -o csv gives them
-// (every column, hours unrounded), with the window's bounds in UTC.
+// download saves the rows of u as CSV, as allot usage -o csv gives them:
+// the same columns and names (every column, hours unrounded, SHARE a
+// fraction of the rows' total, the window's bounds in RFC 3339 UTC to
+// the second), and no TOTAL row, which a sum would count twice (trial
+// 2026-11-29j J12).
 function download(u) {
   const q = (v) => (/[",\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v));
-  const lines = [['pool', 'project', 'user', 'gpu_hours', 'jobs', 'attempts', 'since', 'until'].join(',')];
+  const utc = (t) => (t ? new Date(t).toISOString().replace(/\.\d{3}Z$/, 'Z') : '');
+  const share = (h) => (u.total_gpu_hours > 0 ? h / u.total_gpu_hours : '');
+  const lines = [['POOL', 'PROJECT', 'USER', 'GPU-HOURS', 'JOBS', 'ATTEMPTS', 'SHARE', 'SINCE', 'UNTIL'].join(',')];
   for (const r of u.rows || []) {
-    lines.push([r.pool || '', r.project || '', r.user || '', r.gpu_hours, r.jobs, r.attempts, u.since, u.until].map(q).join(','));
+    lines.push([r.pool || '', r.project || '', r.user || '', r.gpu_hours, r.jobs, r.attempts, share(r.gpu_hours),
+      utc(u.since), utc(u.until)].map(q).join(','));
   }
   const a = h('a', {href: URL.createObjectURL(new Blob([lines.join('\n') + '\n'], {type: 'text/csv'})),
     download: `allot-usage-${u.by || 'project'}.csv`, id: 'u-csv-link', hidden: true});
