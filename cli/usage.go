@@ -104,6 +104,9 @@ func printAccounting(w io.Writer, out *csvFlag, v any, rows func(v any, f rowsFo
 		}
 		return printShareNotes(w, u) // usagefair.go
 	}
+	if p, ok := v.(api.Priorities); ok && out.wide() {
+		return printWeights(w, p) // priorities.go
+	}
 	if f, ok := v.(api.Fairness); ok && f.MeasuredSince != nil {
 		_, err := fmt.Fprintf(w, "\nThe cluster began at %s, after the window's start (%s): the window is measured from then.\n",
 			formatTime(f.MeasuredSince), formatTime(&f.Since))
