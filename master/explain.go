@@ -256,7 +256,9 @@ func orderOf(p sched.Policy) string {
 	case sched.PolicyFairShare:
 		return "the job furthest below its fair share (demand × weight) first, then by submission"
 	case sched.PolicyMultifactor:
-		return "by multifactor priority (age, fair share, size, QOS, pool), highest first"
+		// The factors named as the dashboard's QOS and nice form and
+		// allot jobs' note name them (trial 2026-11-29j J7).
+		return "by multifactor priority (age, fair share, job size, QOS, pool, less nice), highest first"
 	}
 	return string(p)
 }
