@@ -20,8 +20,10 @@ type User struct {
 	Disabled  bool              `json:"disabled"`
 	CreatedAt time.Time         `json:"created_at"`
 	Roles     map[string]string `json:"roles,omitempty"`
-	// Warnings, in POST /users' reply only, say what an admin should know
-	// of the new user: another user whose name differs only by case.
+	// Warnings, in POST /users' and PATCH /users/{name}'s replies only,
+	// say what an admin should know of the user: another user whose name
+	// differs only by case (POST), a member or lead role in a project the
+	// configuration's users: section keeps the user out of (both).
 	Warnings []string `json:"warnings,omitempty"`
 }
 

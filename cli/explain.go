@@ -254,6 +254,11 @@ func printWouldStart(w io.Writer, cf *api.Counterfactual, ref time.Time, summary
 	case cf.Never != "":
 		fmt.Fprintf(w, "  nothing on today's nodes: %s\n", cf.Never)
 	case cf.Limit != "":
+		// A master since 2026-11-29 (trial j J2) leaves the message to
+		// this section; an older one said it in the summary.
+		if cf.Message != "" && !strings.Contains(summary, cf.Message) {
+			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(wrap(cf.Message, 74), "\n", "\n  "))
+		}
 		fmt.Fprintf(w, "  one of its own tasks ending: %s\n", cf.Limit)
 	case len(cf.MustEnd) == 0:
 		// No job must end: the slots are free now (and the master's words
@@ -377,6 +382,10 @@ func mustEndWaitFor(r api.JobRef) string {
 func waitStartText(p *api.Pending, cf *api.Counterfactual, ref time.Time) string {
 	if text := knownStartText(p, cf, ref); text != "" {
 		return text
+	}
+	if cf != nil && cf.Limit != "" {
+		// Its own cap holds it, not another job (trial 2026-11-29j J2).
+		return "unknown: when one of its own tasks ends (" + cf.Limit + ")"
 	}
 	return "unknown (a task without a time limit stands in the way)"
 }

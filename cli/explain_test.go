@@ -291,6 +291,8 @@ func TestWaitStartText(t *testing.T) {
 		{"a preemptible job without a limit", &api.Counterfactual{Nodes: []string{"n1"},
 			MustEnd: []api.JobRef{{ID: 2, Preempt: api.PreemptPossible}, {ID: 6, EndsAt: &ends}}},
 			"unknown (a task without a time limit stands in the way)"},
+		{"its own cap", &api.Counterfactual{Limit: "max_concurrent_trials is 4 and 4 of its trials run"},
+			"unknown: when one of its own tasks ends (max_concurrent_trials is 4 and 4 of its trials run)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -321,6 +323,11 @@ func TestExplainWouldStartWords(t *testing.T) {
 		{"fits now, no words", api.Counterfactual{Nodes: []string{"dgx-1"}}, "  it fits now on dgx-1\n"},
 		{"drained", api.Counterfactual{Message: drained},
 			"  It cannot start on the nodes up now: the pool's node dev-1 is drained; it\n  waits for a resume (allot node resume) or another node.\n"},
+		// The master leaves its own cap's sentence to this section (trial
+		// 2026-11-29j J2): said here once, then the cap.
+		{"its own cap", api.Counterfactual{Limit: "max_concurrent_trials is 4 and 4 of its trials run",
+			Message: "It runs as many trials as its max_concurrent_trials (4) allows: the next starts when one of its own trials ends."},
+			"  It runs as many trials as its max_concurrent_trials (4) allows: the next\n  starts when one of its own trials ends.\n  one of its own tasks ending: max_concurrent_trials is 4 and 4 of its trials run\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

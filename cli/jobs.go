@@ -521,7 +521,7 @@ func multifactorNote(ctx context.Context, cmd *cobra.Command, c *client.Client, 
 	}
 	for _, p := range pools {
 		if p.Name == j.Pool && p.Policy == "multifactor" {
-			fmt.Fprintf(cmd.ErrOrStderr(), "note: pool %s orders its queue by multifactor priority (age, fair share, job size, QOS, nice), "+
+			fmt.Fprintf(cmd.ErrOrStderr(), "note: pool %s orders its queue by multifactor priority (age, fair share, job size, QOS, pool, less nice), "+
 				"which does not read a job's %s: job %d keeps its place in the queue.%s "+
 				"Its qos and nice set that place (allot job update %d --qos/--nice changes them; allot explain %d shows its factors).\n",
 				p.Name, what, j.ID, extra, j.ID, j.ID)

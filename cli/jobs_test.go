@@ -347,7 +347,7 @@ func TestJobChangesMultifactorNote(t *testing.T) {
 		}
 	}
 	note := func(what, extra string) string {
-		return "note: pool " + pool + " orders its queue by multifactor priority (age, fair share, job size, QOS, nice), " +
+		return "note: pool " + pool + " orders its queue by multifactor priority (age, fair share, job size, QOS, pool, less nice), " +
 			"which does not read a job's " + what + ": job 5 keeps its place in the queue." + extra +
 			" Its qos and nice set that place (allot job update 5 --qos/--nice changes them; allot explain 5 shows its factors).\n"
 	}

@@ -101,7 +101,7 @@ func TestNoHeaders(t *testing.T) {
 		{"history csv", []string{"history", "-o", "csv", "--no-headers"}, "4,done,ann,vision,research,completed,2024-05-01T08:00:00Z,1800,3600,2,0,1,2,1,2024-05-01T09:30:00Z,completed", 2},
 		// The second table, sshare's, loses its header too.
 		{"usage", []string{"usage", "--no-headers"}, "-      vision  -  10.00  3  4", 6},
-		{"usage csv", []string{"usage", "-o", "csv", "--noheader"}, ",vision,,10,3,4,0.8", 3},
+		{"usage csv", []string{"usage", "-o", "csv", "--noheader"}, ",vision,,10,3,4,0.8,2024-04-24T10:00:00Z,2024-05-01T10:00:00Z", 2},
 		{"fairness", []string{"fairness", "--no-headers"}, "ml      -   100.0%  50.0%  1344.00  10  4  1.5h  2.2h  -", 2},
 		{"priorities", []string{"priorities", "--no-headers"}, "5  bo   nlp     research  83.33  5     78.33  0  5  0  0", 2},
 		{"audit", []string{"audit", "--no-headers"}, "7", 1},

@@ -16,7 +16,7 @@ import (
 // newPrioritiesCmd is allot priorities (alias sprio): Slurm's sprio for
 // the multifactor pools.
 func newPrioritiesCmd() *cobra.Command {
-	var out outputFlag
+	var out csvFlag
 	var f client.PriorityFilter
 	cmd := &cobra.Command{
 		Use:     "priorities",
@@ -28,20 +28,25 @@ does: the factor (0..1) times the pool's weight; the priority is their
 sum less the nice value. -o wide adds the factors before their weights
 (0..1, as sprio -n and allot explain print them: NORM FAIRSHARE 0.500 is
 the factor, not a share of the priority) and each pool's weights below
-the table. The factors are the last
+the table; -o csv gives the wide columns with raw values, for scripts
+(sprio --parsable). The factors are the last
 scheduling pass's, as allot explain shows one job's. Where you have no
 role, only your own jobs are listed, as allot jobs lists them.
 
 --pool names a multifactor pool: a pool of another policy is an error
 that names its policy.`,
-		Example: "  allot priorities\n  allot sprio --pool research -o wide\n  allot priorities --project vision -o json",
+		Example: "  allot priorities\n  allot sprio --pool research -o wide\n  allot priorities --project vision -o json\n  allot priorities -o csv > prio.csv",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runOne(cmd, &out, func(ctx context.Context, c *client.Client) (any, error) {
-				return c.Priorities(ctx, f)
-			}, func(w io.Writer, v any) error {
-				return printPriorities(w, cmd.ErrOrStderr(), v.(api.Priorities), out.wide())
-			})
+			// The accounting commands' writer gives -o csv (trial
+			// 2026-11-29j J11); the weights follow a wide table there.
+			return runAccounting(cmd, &out, func(ctx context.Context, c *client.Client, notes io.Writer) (any, error) {
+				p, err := c.Priorities(ctx, f)
+				if err == nil && len(p.Jobs) == 0 && out.format != outputJSON && out.format != outputYAML {
+					fmt.Fprintln(notes, "note: no job waits in a multifactor pool")
+				}
+				return p, err
+			}, priorityRows)
 		},
 	}
 	out.register(cmd)
@@ -49,45 +54,51 @@ that names its policy.`,
 	fl.StringVarP(&f.Pool, "pool", "p", "", "only jobs of this multifactor pool (sprio -p)")
 	fl.StringVarP(&f.Project, "project", "A", "", "only jobs of this project (sprio -A)")
 	fl.StringVarP(&f.User, "user", "u", "", "only jobs of this user (sprio -u)")
-	registerNoHeaders(cmd)
 	for flag, fn := range map[string]cobra.CompletionFunc{"pool": completePools, "project": completeProjects, "user": completeUsers} {
 		_ = cmd.RegisterFlagCompletionFunc(flag, fn)
 	}
 	return cmd
 }
 
-// printPriorities prints sprio's columns: the priority and each factor's
-// weighted part; wide adds the factors (0..1) and the pools' weights. An
-// empty list prints the header, and a note on errOut says why. The
-// factors are numbers, as sprio -n prints them: as percentages, beside
-// PRIORITY, FAIRSHARE% 50% read as fair share's part of the priority
-// (trial 2026-11-29i I11).
-func printPriorities(w, errOut io.Writer, p api.Priorities, wide bool) error {
+// priorityRows are sprio's columns: the priority and each factor's
+// weighted part; wide adds the factors (0..1), whose pools' weights
+// printAccounting prints below the table (printWeights). The factors
+// are numbers, as sprio -n prints them: as percentages, beside PRIORITY,
+// FAIRSHARE% 50% read as fair share's part of the priority (trial
+// 2026-11-29i I11). csv, for programs, has every column at full
+// precision and empty cells for none, as allot usage -o csv.
+func priorityRows(v any, f rowsFormat) ([]string, [][]string) {
+	p := v.(api.Priorities)
 	header := []string{"JOB", "USER", "PROJECT", "POOL", "PRIORITY", "AGE", "FAIRSHARE", "JOBSIZE", "QOS", "POOLFACTOR", "NICE"}
-	if wide {
+	if f.wide {
 		header = append(header, "NAME", "NORM AGE", "NORM FAIRSHARE", "NORM JOBSIZE", "NORM QOS", "NORM POOLFACTOR")
 	}
-	t := newTable(w, header...)
+	num, factor, text := prioNum, factorNum, orDash
+	if f.csv {
+		raw := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+		num, factor, text = raw, raw, func(s string) string { return s }
+	}
+	var body [][]string
 	for _, j := range p.Jobs {
 		wt := j.Weighted
-		row := []string{strconv.FormatInt(j.ID, 10), orDash(j.User), j.Project, j.Pool, prioNum(j.Priority),
-			prioNum(wt.Age), prioNum(wt.FairShare), prioNum(wt.JobSize), prioNum(wt.QOS), prioNum(wt.Pool), strconv.Itoa(wt.Nice)}
-		if wide {
+		row := []string{strconv.FormatInt(j.ID, 10), text(j.User), j.Project, j.Pool, num(j.Priority),
+			num(wt.Age), num(wt.FairShare), num(wt.JobSize), num(wt.QOS), num(wt.Pool), strconv.Itoa(wt.Nice)}
+		if f.wide {
 			fc := j.Factors
-			row = append(row, orDash(j.Name), factorNum(fc.Age), factorNum(fc.FairShare), factorNum(fc.JobSize), factorNum(fc.QOS), factorNum(fc.Pool))
+			row = append(row, text(j.Name), factor(fc.Age), factor(fc.FairShare), factor(fc.JobSize), factor(fc.QOS), factor(fc.Pool))
 		}
-		t.row(row...)
+		body = append(body, row)
 	}
-	if err := t.flush(); err != nil {
-		return err
-	}
-	if len(p.Jobs) == 0 {
-		fmt.Fprintln(errOut, "note: no job waits in a multifactor pool")
-	}
-	if wide {
-		for _, pw := range p.Pools {
-			fmt.Fprintf(w, "weights of %s: age %s, fair share %s, job size %s, qos %s, pool %s\n", pw.Pool,
-				prioNum(pw.Age), prioNum(pw.FairShare), prioNum(pw.JobSize), prioNum(pw.QOS), prioNum(pw.PoolW))
+	return header, body
+}
+
+// printWeights prints, below allot priorities' wide table, each pool's
+// weights.
+func printWeights(w io.Writer, p api.Priorities) error {
+	for _, pw := range p.Pools {
+		if _, err := fmt.Fprintf(w, "weights of %s: age %s, fair share %s, job size %s, qos %s, pool %s\n", pw.Pool,
+			prioNum(pw.Age), prioNum(pw.FairShare), prioNum(pw.JobSize), prioNum(pw.QOS), prioNum(pw.PoolW)); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -41,7 +41,8 @@ func fixturePriorities() api.Priorities {
 }
 
 // TestPriorities: allot priorities (and its alias sprio) prints sprio's
-// columns, -o wide the factors and the weights; an empty answer prints
+// columns, -o wide the factors and the weights, -o csv every column raw;
+// an empty answer prints
 // the header and a note; the master's 400s come through.
 func TestPriorities(t *testing.T) {
 	f := newFakeMaster(t)
@@ -72,7 +73,13 @@ weights of research: age 10, fair share 100, job size 0, qos 50, pool 0
 			err: `master: 400 Bad Request: pool "batch" has policy fifo, not multifactor`},
 		{name: "unknown pool", args: []string{"sprio", "--pool", "nosuch"},
 			err: `pool "nosuch": no such pool (pools: research, batch)`},
-		{name: "bad output", args: []string{"priorities", "-o", "xml"}, err: `--output: expected one of table, wide, json, yaml, got "xml"`},
+		// For scripts, as allot usage -o csv (trial 2026-11-29j J11):
+		// every column, full precision, no weights line.
+		{name: "csv", args: []string{"priorities", "-o", "csv"},
+			out: "JOB,USER,PROJECT,POOL,PRIORITY,AGE,FAIRSHARE,JOBSIZE,QOS,POOLFACTOR,NICE,NAME,NORM AGE,NORM FAIRSHARE,NORM JOBSIZE,NORM QOS,NORM POOLFACTOR\n" +
+				"5,bo,nlp,research,83.33,5,78.333,0,5,0,0,asha,0.5,0.78333,0,0.1,0\n" +
+				"7,ana,vision,research,20.25,1.25,20,0,0,0,1,sweep,0.125,0.2,0,0,0\n"},
+		{name: "bad output", args: []string{"priorities", "-o", "xml"}, err: `--output: expected one of table, wide, json, yaml, csv, got "xml"`},
 		{name: "arguments", args: []string{"priorities", "5"}, err: `unexpected argument "5"`},
 	})
 	for _, want := range []string{"GET /api/v1/priorities?pool=research", "GET /api/v1/priorities?project=ml"} {

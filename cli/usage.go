@@ -104,6 +104,9 @@ func printAccounting(w io.Writer, out *csvFlag, v any, rows func(v any, f rowsFo
 		}
 		return printShareNotes(w, u) // usagefair.go
 	}
+	if p, ok := v.(api.Priorities); ok && out.wide() {
+		return printWeights(w, p) // priorities.go
+	}
 	if f, ok := v.(api.Fairness); ok && f.MeasuredSince != nil {
 		_, err := fmt.Fprintf(w, "\nThe cluster began at %s, after the window's start (%s): the window is measured from then.\n",
 			formatTime(f.MeasuredSince), formatTime(&f.Since))
@@ -180,7 +183,11 @@ those; the fair-share standing is not narrowed.`,
 // rows carry nothing more, and the part is what comparing groups needs.
 // csv is for programs, as sreport -P gives raw values: an empty cell for
 // a group left out (not "-"), GPU-hours at full precision (not rounded
-// to 2 decimals) and SHARE as a fraction (0.8, not "80.0%").
+// to 2 decimals) and SHARE as a fraction (0.8, not "80.0%"), with the
+// window's bounds (SINCE, UNTIL) on each row and no TOTAL row, which a
+// script summing a column would count twice: the columns and names of
+// the dashboard's Download CSV (web/static/usage.js; trial 2026-11-29j
+// J12).
 func usageRows(v any, f rowsFormat) ([]string, [][]string) {
 	u := v.(api.Usage)
 	header := []string{"POOL", "PROJECT", "USER", "GPU-HOURS", "JOBS", "ATTEMPTS"}
@@ -205,6 +212,9 @@ func usageRows(v any, f rowsFormat) ([]string, [][]string) {
 	if f.wide {
 		header = append(header, "SHARE")
 	}
+	if f.csv {
+		header = append(header, "SINCE", "UNTIL")
+	}
 	var body [][]string
 	for _, r := range u.Rows {
 		row := []string{group(r.Pool), group(r.Project), group(r.User),
@@ -212,7 +222,13 @@ func usageRows(v any, f rowsFormat) ([]string, [][]string) {
 		if f.wide {
 			row = append(row, share(r.GPUHours))
 		}
+		if f.csv {
+			row = append(row, rfc3339UTC(&u.Since), rfc3339UTC(&u.Until))
+		}
 		body = append(body, row)
+	}
+	if f.csv {
+		return header, body
 	}
 	total := []string{"TOTAL", "", "", hours(u.TotalGPUHours), "", ""}
 	if f.wide {

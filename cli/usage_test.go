@@ -59,11 +59,12 @@ ml       1           1.0000       0.3000           -
 ml/ann   1           1.0000       0.3000           0.7000
 `},
 		// Raw values for programs, as sreport -P: empty cells, not "-";
-		// hours unrounded; SHARE a fraction, not "80.0%".
-		{name: "usage csv has every column", args: []string{"usage", "--since", "30d", "-o", "csv"}, out: `POOL,PROJECT,USER,GPU-HOURS,JOBS,ATTEMPTS,SHARE
-,vision,,10,3,4,0.8
-,nlp,,2.5,1,1,0.2
-TOTAL,,,12.5,,,1
+		// hours unrounded; SHARE a fraction, not "80.0%"; the window on
+		// each row and no TOTAL row, which a sum would count twice, as
+		// the dashboard's Download CSV (trial 2026-11-29j J12).
+		{name: "usage csv has every column", args: []string{"usage", "--since", "30d", "-o", "csv"}, out: `POOL,PROJECT,USER,GPU-HOURS,JOBS,ATTEMPTS,SHARE,SINCE,UNTIL
+,vision,,10,3,4,0.8,2024-04-24T10:00:00Z,2024-05-01T10:00:00Z
+,nlp,,2.5,1,1,0.2,2024-04-24T10:00:00Z,2024-05-01T10:00:00Z
 `},
 		{name: "history", args: []string{"history", "--since", "7d", "--user", "ann"}, out: `ID  NAME  USER  PROJECT  POOL      STATE      SUBMITTED            WAIT  ELAPSED  GPU-HOURS  EXIT
 4   done  ann   vision   research  completed  ` + formatTime(ptr(t0.Add(-2*time.Hour))) + `  30m   1h       2.00       0

@@ -21,7 +21,7 @@ const maxRanked = 8
 // on both (trial 2026-11-29i I14).
 //
 //	Usage halves every 1h, applied at each 24h period's end, next in 3h 52m.
-//	Fair tree ranks 3 users, 1 the best: 1: nlp/xx, nlp/yy; 3: vision/ana.
+//	Fair-tree ranks (1 is best, of 3 users): 1 nlp/xx, nlp/yy (tied); 3 vision/ana.
 func printShareNotes(w io.Writer, u api.Usage) error {
 	var notes []string
 	if u.Decay != "" {
@@ -37,29 +37,49 @@ func printShareNotes(w io.Writer, u api.Usage) error {
 	}
 	if len(ranked) > 0 {
 		slices.SortStableFunc(ranked, func(a, b api.Share) int { return cmp.Compare(a.Rank, b.Rank) })
-		// Grouped by rank, so that a tie reads as one: "1: nlp/xx,
-		// nlp/yy; 3: vision/ana".
-		var groups []string
-		for i, s := range ranked[:min(len(ranked), maxRanked)] {
-			if i > 0 && ranked[i-1].Rank == s.Rank {
-				groups[len(groups)-1] += ", " + s.Account
-				continue
-			}
-			groups = append(groups, strconv.Itoa(s.Rank)+": "+s.Account)
-		}
-		if more := len(ranked) - maxRanked; more > 0 {
-			groups = append(groups, fmt.Sprintf("and %d more (-o json has each rank)", more))
-		}
-		notes = append(notes, fmt.Sprintf("Fair tree ranks %s, 1 the best: %s.", plural.Count(users, "user"), strings.Join(groups, "; ")))
+		notes = append(notes, fmt.Sprintf("Fair-tree ranks (1 is best, of %s): %s.", plural.Count(users, "user"), rankGroups(ranked)))
 	}
 	if len(notes) == 0 {
 		return nil
 	}
 	for i := range notes {
-		notes[i] = wrap(notes[i], 76)
+		notes[i] = strings.ReplaceAll(wrap(notes[i], 76), keepTogether, " ")
 	}
 	_, err := fmt.Fprintf(w, "\n%s\n", strings.Join(notes, "\n"))
 	return err
+}
+
+// keepTogether joins a rank to its first name so that wrap, which
+// breaks at spaces, never leaves the number at a line's end; printed as
+// a space.
+const keepTogether = "\x1f"
+
+// rankGroups lists ranked (by rank) as rank then accounts, a tie as one
+// group marked so: "1 nlp/xx, nlp/yy (tied); 3 vision/ana". The rank
+// before the name, with no colon between, reads as a place, where "1 the
+// best: 3: nlp/bo" did not (trial 2026-11-29j J5).
+func rankGroups(ranked []api.Share) string {
+	var groups []string
+	tied := false
+	for i, s := range ranked[:min(len(ranked), maxRanked)] {
+		if i > 0 && ranked[i-1].Rank == s.Rank {
+			groups[len(groups)-1] += ", " + s.Account
+			tied = true
+			continue
+		}
+		if tied {
+			groups[len(groups)-1] += " (tied)"
+		}
+		tied = false
+		groups = append(groups, strconv.Itoa(s.Rank)+keepTogether+s.Account)
+	}
+	if tied {
+		groups[len(groups)-1] += " (tied)"
+	}
+	if more := len(ranked) - maxRanked; more > 0 {
+		groups = append(groups, fmt.Sprintf("and %d more (-o json has each rank)", more))
+	}
+	return strings.Join(groups, "; ")
 }
 
 // upperFirst is s with its first letter upper case.

@@ -28,12 +28,15 @@ func TestShareNotes(t *testing.T) {
 		{"decay and ranks", api.Usage{Decay: decay, Shares: []api.Share{{Account: "vision"}, ranked("vision/ana", 3, 3),
 			ranked("nlp/xx", 1, 3), ranked("nlp/yy", 1, 3)}},
 			"\nUsage halves every 1h, applied at each 24h period's end, next in 3h 52m.\n" +
-				"Fair tree ranks 3 users, 1 the best: 1: nlp/xx, nlp/yy; 3: vision/ana.\n"},
+				"Fair-tree ranks (1 is best, of 3 users): 1 nlp/xx, nlp/yy (tied);\n3 vision/ana.\n"},
+		// One user shown, as a member sees it (trial 2026-11-29j J5).
+		{"a member's own rank", api.Usage{Shares: []api.Share{ranked("nlp/bo", 3, 4)}},
+			"\nFair-tree ranks (1 is best, of 4 users): 3 nlp/bo.\n"},
 		{"classic: decay only", api.Usage{Decay: decay, Shares: []api.Share{{Account: "vision"}}},
 			"\nUsage halves every 1h, applied at each 24h period's end, next in 3h 52m.\n"},
 		{"an older master: nothing", api.Usage{Shares: []api.Share{{Account: "vision"}}}, ""},
-		{"many users", api.Usage{Shares: many}, "\nFair tree ranks 10 users, 1 the best: 1: p/ua; 2: p/ub; 3: p/uc; 4: p/ud; 5:\n" +
-			"p/ue; 6: p/uf; 7: p/ug; 8: p/uh; and 2 more (-o json has each rank).\n"},
+		{"many users", api.Usage{Shares: many}, "\nFair-tree ranks (1 is best, of 10 users): 1 p/ua; 2 p/ub; 3 p/uc; 4 p/ud;\n" +
+			"5 p/ue; 6 p/uf; 7 p/ug; 8 p/uh; and 2 more (-o json has each rank).\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -239,6 +239,10 @@ func newUserCmd() *cobra.Command {
 			}
 			return mutate(cmd, func(ctx context.Context, c *client.Client) (string, error) {
 				u, err := c.Identity().UpdateUser(ctx, args[0], api.UserUpdate{Roles: r})
+				// A role the users: section keeps from use (trial 29j J3).
+				for _, w := range u.Warnings {
+					fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
+				}
 				return fmt.Sprintf("User %s: %s", u.Name, rolesWords(u.Roles)), err
 			})
 		},

@@ -91,6 +91,9 @@ type Config struct {
 	// DefaultQOS is the QOS of jobs that name none: the file's
 	// default_qos, else the first listed; "" only when QOS is empty.
 	DefaultQOS string
+	// DefaultQOSSet says the file gives default_qos rather than leave it
+	// to the first level (QOSWarning).
+	DefaultQOSSet bool
 	// File is the name the configuration was parsed under (Load's path),
 	// so that a refusal it causes can send the admin to it; "" for the
 	// built-in default.

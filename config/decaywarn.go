@@ -16,7 +16,7 @@ func DecayWarning(path string, c *Config) string {
 	if c == nil || !weighsFairShare(c) {
 		return ""
 	}
-	w := c.Decay.Warning()
+	w := c.Decay.WarningOf(c.DecayPeriodSet)
 	if w == "" {
 		return ""
 	}

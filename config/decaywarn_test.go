@@ -1,6 +1,9 @@
 package config
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestDecayWarning: a half-life shorter than the period is told with the
 // decay's line, where a pool weighs fair share (trial 29i I25); with no
@@ -14,6 +17,9 @@ func TestDecayWarning(t *testing.T) {
 	}{
 		{"named file", "c.yaml", mf + "decay: {half_life: 30m}\n", "c.yaml:3: " + want},
 		{"no file named", "", mf + "decay: {half_life: 30m}\n", "line 3: " + want},
+		// A period the file sets is not "the default" (trial 2026-11-29j J6).
+		{"period set to the default's", "c.yaml", mf + "decay: {period: 24h, half_life: 30m}\n",
+			"c.yaml:3: " + strings.Replace(want, "24h (the default)", "24h", 1)},
 		{"period no longer than the half-life", "c.yaml", mf + "decay: {half_life: 30m, period: 30m}\n", ""},
 		{"no pool weighs fair share", "c.yaml", "pools:\n  - {name: default, policy: multifactor, multifactor: {fair_share: 0, age: 1}}\n" +
 			"decay: {half_life: 30m}\n", ""},

@@ -55,6 +55,7 @@ func (p *parser) config(root *yaml.Node) *Config {
 	})
 	usersRaw := f.Lookup("users")
 	c.DefaultQOS = p.defaultQOS(f, c.QOS)
+	c.DefaultQOSSet = f.Has("default_qos")
 	f.Done()
 
 	userDefault := ""

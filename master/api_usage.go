@@ -97,14 +97,15 @@ func (ca *clusterAPI) handleUsage(w http.ResponseWriter, r *http.Request) {
 			cmp.Compare(a.Project, b.Project), cmp.Compare(a.User, b.User))
 	})
 	out.HiddenProjects = len(hidden)
-	ca.fairShares(&out, p)
+	ca.fairShares(&out, p, user, project)
 	writeJSON(w, http.StatusOK, out)
 }
 
-// fairShares adds to out the fair-share standing p may read, with how
-// usage decays when there is any.
-func (ca *clusterAPI) fairShares(out *api.Usage, p auth.Principal) {
-	out.Shares = ca.shares(p)
+// fairShares adds to out the fair-share standing p may read, narrowed
+// as the rows are to user and project where given (keptShares), with
+// how usage decays when there is any.
+func (ca *clusterAPI) fairShares(out *api.Usage, p auth.Principal, user, project string) {
+	out.Shares = ca.shares(p, user, project)
 	if len(out.Shares) > 0 {
 		ca.m.lock()
 		out.Decay = decayNote(ca.m.cfg.Decay, ca.m.now().Unix())
@@ -220,8 +221,9 @@ func clip(u store.Usage, since, until time.Time) (store.Usage, bool) {
 }
 
 // shares is sshare's view of the last snapshot's accounts, when a pool
-// weighs fair share, limited to the projects p may read.
-func (ca *clusterAPI) shares(p auth.Principal) []api.Share {
+// weighs fair share, limited to the projects p may read and to the
+// accounts of user and project where given (keptShares).
+func (ca *clusterAPI) shares(p auth.Principal, user, project string) []api.Share {
 	ca.m.lock()
 	defer ca.m.unlock()
 	mode := sched.FairShareMode("")
@@ -239,9 +241,10 @@ func (ca *clusterAPI) shares(p auth.Principal) []api.Share {
 		return nil // the pass reports a bad snapshot
 	}
 	var out []api.Share
+	kept := keptShares(ca.m.planner.snap.Accounts, user, project)
 	for i, a := range ca.m.planner.snap.Accounts {
 		project, user, _ := strings.Cut(a.Name, "/")
-		if p.CanRead(project, user) != nil {
+		if p.CanRead(project, user) != nil || !kept[i] {
 			continue
 		}
 		sh := api.Share{Account: a.Name, RawShares: a.Shares, NormShares: st[i].NormShares,
@@ -253,4 +256,30 @@ func (ca *clusterAPI) shares(p auth.Principal) []api.Share {
 		out = append(out, sh)
 	}
 	return out
+}
+
+// keptShares marks the accounts allot usage -u/-A (user=, project=)
+// keep in the fair-share table, as they keep the usage rows: a user's
+// account ("project/user") whose user is user and whose project is
+// project, where given, and the accounts above each, so that the tree
+// still reads; every account without either filter. The table was the
+// whole cluster's under a filter (trial 2026-11-29j J11). Ranks stay
+// the cluster's: a user's rank is among every user.
+func keptShares(accounts []sched.Account, user, project string) []bool {
+	kept := make([]bool, len(accounts))
+	for i, a := range accounts {
+		pr, u, isUser := strings.Cut(a.Name, "/")
+		switch {
+		case user == "" && project == "":
+			kept[i] = true
+		case user != "" && (!isUser || u != user), project != "" && pr != project:
+		default:
+			// Its parents, up to the top; the walk stops after as many
+			// steps as there are accounts, so a cycle cannot trap it.
+			for at, steps := i, 0; at >= 0 && steps <= len(accounts); at, steps = accounts[at].Parent, steps+1 {
+				kept[at] = true
+			}
+		}
+	}
+	return kept
 }

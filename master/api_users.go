@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/auth"
+	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/store"
 	"github.com/allot-sched/allot/yamlfield"
 )
@@ -120,7 +122,7 @@ func (ac *access) handleCreateUser(w http.ResponseWriter, r *http.Request) {
 	noteAudit(r.Context(), "created user %s: %s", u.Name, newUserDetail(u))
 	noteAuditTarget(r.Context(), "user "+u.Name)
 	view := userView(u)
-	view.Warnings = ac.caseClash(r.Context(), u.Name)
+	view.Warnings = append(ac.caseClash(r.Context(), u.Name), roleNotes(ac.m.Config(), u.Name, roles)...)
 	writeJSON(w, http.StatusCreated, view)
 }
 
@@ -183,7 +185,26 @@ func (ac *access) handlePatchUser(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	noteAudit(r.Context(), "%s", userChangeDetail(was, u))
-	writeJSON(w, http.StatusOK, userView(u))
+	view := userView(u)
+	view.Warnings = roleNotes(ac.m.Config(), name, roles)
+	writeJSON(w, http.StatusOK, view)
+}
+
+// roleNotes warns of each role in roles that lets the user submit
+// (member, lead) to a project the configuration's users: section keeps
+// the user out of (config.RoleNote): the role is given, as it lets the
+// user read the project, but the admin is told (trial 2026-11-29j J3).
+func roleNotes(cfg *config.Config, user string, roles map[string]store.Role) []string {
+	var out []string
+	for _, p := range slices.Sorted(maps.Keys(roles)) {
+		if r := roles[p]; r != store.RoleMember && r != store.RoleLead {
+			continue
+		}
+		if n := cfg.RoleNote(user, p); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // updateUser writes a user's new state, when disabled is set, and

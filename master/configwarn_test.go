@@ -17,6 +17,10 @@ func TestConfigWarningsDecay(t *testing.T) {
 	}{
 		{"hourly half-life, daily period", "agent_timeout: 20s\npools:\n  - {name: default, policy: multifactor}\ndecay: {half_life: 1h}\n",
 			[]string{"c.yaml: agent_timeout: 20s is too short", "c.yaml:4: decay: half_life 1h is shorter than the period, 24h (the default)"}},
+		// One level and no default_qos: every job's QOS (trial 2026-11-29j J9).
+		{"one QOS level", "qos:\n  - {name: high, priority: 100}\n",
+			[]string{"c.yaml:2: qos: high is the only level, so it is every job's QOS"}},
+		{"one QOS level, default_qos set", "qos:\n  - {name: high, priority: 100}\ndefault_qos: high\n", nil},
 		{"hourly period", "pools:\n  - {name: default, policy: multifactor}\ndecay: {half_life: 1h, period: 1h}\n", nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -256,7 +256,9 @@ func orderOf(p sched.Policy) string {
 	case sched.PolicyFairShare:
 		return "the job furthest below its fair share (demand × weight) first, then by submission"
 	case sched.PolicyMultifactor:
-		return "by multifactor priority (age, fair share, size, QOS, pool), highest first"
+		// The factors named as the dashboard's QOS and nice form and
+		// allot jobs' note name them (trial 2026-11-29j J7).
+		return "by multifactor priority (age, fair share, job size, QOS, pool, less nice), highest first"
 	}
 	return string(p)
 }
@@ -270,9 +272,14 @@ func slotWord(n int) string { return plural.Count(n, "slot") }
 // prints the message there, with the jobs served first, and the
 // dashboard its would_start section; the summary said it a second time,
 // word for word (trial 2026-11-29i I10, as 256c10c1 did for the
-// preemption note).
+// preemption note). So for a job its own cap holds (cf.Limit: "It runs
+// as many trials as its max_concurrent_trials (4) allows ..."), which
+// the dashboard's section printed a second time (trial 2026-11-29j J2).
 func saidBelow(cf *api.Counterfactual) bool {
-	return len(cf.MustEnd) == 0 && len(cf.StartFirst) > 0 && cf.Never == "" && cf.Limit == ""
+	if cf.Limit != "" && cf.Never == "" {
+		return true
+	}
+	return len(cf.MustEnd) == 0 && len(cf.StartFirst) > 0 && cf.Never == ""
 }
 
 // summary says the explanation of a job of tasks tasks in a few

@@ -114,7 +114,8 @@ func slicesEqual(a, b []int64) bool {
 // TestExplainMaxConcurrent: a job held by its own cap on running tasks,
 // with free slots about, is not told it "fits now": the counterfactual
 // names the cap that holds it (max_concurrent, or max_slots over its
-// tasks' slots) and that one of its own tasks must end.
+// tasks' slots) and that one of its own tasks must end, once: not again
+// in the summary.
 func TestExplainMaxConcurrent(t *testing.T) {
 	for _, c := range []struct{ name, spec, limit, message string }{
 		{"max_concurrent", `{"name": "hp", "entrypoint": "train", "resources": {"slots": 1},
@@ -140,9 +141,11 @@ func TestExplainMaxConcurrent(t *testing.T) {
 			if cf == nil || cf.Limit != c.limit || len(cf.Nodes) != 0 || len(cf.MustEnd) != 0 {
 				t.Fatalf("counterfactual %+v, want limit %q and no nodes", cf, c.limit)
 			}
-			if !strings.Contains(cf.Message, c.message) || !strings.Contains(x.Summary, c.message) ||
+			// The summary leaves the sentence to would_start, which the
+			// CLI and the dashboard print below it (trial 2026-11-29j J2).
+			if !strings.Contains(cf.Message, c.message) || strings.Contains(x.Summary, c.message) ||
 				strings.Contains(x.Summary, "free now") {
-				t.Errorf("message %q, summary %q: want %q and the cap named, not free slots", cf.Message, x.Summary, c.message)
+				t.Errorf("message %q, summary %q: want %q in the message only, and not free slots", cf.Message, x.Summary, c.message)
 			}
 		})
 	}

@@ -62,3 +62,38 @@ func TestCreateUserWarnsOfCaseClash(t *testing.T) {
 		})
 	}
 }
+
+// TestRoleWarnsOfUsersSection: a member role in a project the users:
+// section keeps the user out of is given, with a warning that says so
+// (trial 2026-11-29j J3); a role the section allows, or a viewer's, has
+// none.
+func TestRoleWarnsOfUsersSection(t *testing.T) {
+	withFile, _ := withConfigFile(t, "default_project: nlp\nprojects:\n  - {name: vision}\n  - {name: nlp}\n"+
+		"users:\n  - {name: ana, projects: [vision], default_project: vision}\n")
+	h := newHarness(t, withFile)
+	var u api.User
+	if code := h.do("POST", "/api/v1/users", api.NewUser{Name: "ana", Roles: map[string]string{"vision": "member"}}, &u); code != http.StatusCreated {
+		t.Fatalf("POST /users: %d", code)
+	}
+	if len(u.Warnings) != 0 {
+		t.Errorf("create with a role the section allows: warnings %q", u.Warnings)
+	}
+	for _, tc := range []struct{ role, want string }{
+		{"member", "restricts ana to vision, whatever the user's roles: the role lets ana read nlp but not submit there"},
+		{"viewer", ""},
+	} {
+		t.Run(tc.role, func(t *testing.T) {
+			var u api.User
+			if code := h.do("PATCH", "/api/v1/users/ana", api.UserUpdate{Roles: map[string]string{"nlp": tc.role}}, &u); code != http.StatusOK {
+				t.Fatalf("PATCH: %d", code)
+			}
+			if u.Roles["nlp"] != tc.role {
+				t.Errorf("roles %v, want nlp=%s given all the same", u.Roles, tc.role)
+			}
+			got := strings.Join(u.Warnings, "; ")
+			if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+				t.Errorf("warnings %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -29,6 +29,10 @@ type Cluster[P any] struct {
 	// where no pool reads accounts (no multifactor pool with a fair_share
 	// weight), which get the zero Decay.
 	Decay Decay
+	// DecayPeriodSet says the decay section gives its period (period:),
+	// rather than leave it to DefaultDecay's day: Decay.WarningOf calls
+	// the period "the default" only when it is not set.
+	DecayPeriodSet bool
 	// LostNodeGrace is how long the tasks of a lost node that are not
 	// preemptible keep their attempt, waiting for the node to come back,
 	// before they fail as lost (lifecycle.HoldsThroughLoss); 0 ends them
@@ -88,7 +92,9 @@ func ReadCluster[P any](p *Parser, f *yamlfield.Fields, s Sections[P]) Cluster[P
 	if s.AfterQOS != nil {
 		s.AfterQOS(&c)
 	}
-	c.Decay = p.clusterDecay(f.Lookup("decay"))
+	raw := f.Lookup("decay")
+	c.Decay = p.clusterDecay(raw)
+	c.DecayPeriodSet = hasKey(raw, "period")
 	return c
 }
 
@@ -108,6 +114,19 @@ func (p *Parser) clusterDecay(raw *yaml.Node) Decay {
 		p.Errorf(raw, "decay", "no multifactor pool has a fair_share weight, so decay would never apply")
 	}
 	return d
+}
+
+// hasKey reports whether the mapping node raw (nil: none) has key.
+func hasKey(raw *yaml.Node, key string) bool {
+	if raw == nil || raw.Kind != yaml.MappingNode {
+		return false
+	}
+	for i := 0; i+1 < len(raw.Content); i += 2 {
+		if raw.Content[i].Value == key {
+			return true
+		}
+	}
+	return false
 }
 
 // DefaultQOS is the QOS list of a file without a qos section, in

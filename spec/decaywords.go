@@ -15,15 +15,25 @@ import (
 // half-life: an hour where the half-life is an hour or more (Slurm
 // recalculates every five minutes; a shorter period also measures usage
 // against a shorter period's capacity, config.md's Decay).
-func (d Decay) Warning() string {
+//
+// Warning calls the period of a day "the default" whether or not the file
+// wrote it; WarningOf is told.
+func (d Decay) Warning() string { return d.WarningOf(d.Period != DefaultDecay.Period) }
+
+// WarningOf is Warning of a decay whose section gives period: itself
+// (periodSet, Cluster.DecayPeriodSet) or leaves it to the default: only
+// then is the period called "(the default)" (trial 2026-11-29j J6).
+func (d Decay) WarningOf(periodSet bool) string {
 	if d.HalfLife <= 0 || d.Period <= 0 || d.HalfLife >= d.Period {
 		return ""
 	}
 	period, half := span(d.Period), span(d.HalfLife)
 	when := ""
 	if d.Period == DefaultDecay.Period {
-		period += " (the default)"
 		when = " (00:00 UTC)"
+	}
+	if !periodSet && d.Period == DefaultDecay.Period {
+		period += " (the default)"
 	}
 	fix := "set period: 1h for hourly decay"
 	if d.HalfLife < 3600 {

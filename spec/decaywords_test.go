@@ -29,6 +29,12 @@ func TestDecayWords(t *testing.T) {
 			}
 		})
 	}
+	// The same decay with period: 24h in the file (trial 2026-11-29j J6).
+	set := Decay{Period: 86400, HalfLife: 3600}.WarningOf(true)
+	if want := "decay: half_life 1h is shorter than the period, 24h: usage decays only at each period's end (00:00 UTC), " +
+		"all at once, and counts in full until then; set period: 1h for hourly decay"; set != want {
+		t.Errorf("WarningOf(true) = %q, want %q", set, want)
+	}
 	for _, tt := range []struct{ now, want int64 }{{0, 86400}, {86399, 1}, {86400, 86400}, {86400 + 3600, 82800}} {
 		if got := DefaultDecay.NextDecay(tt.now); got != tt.want {
 			t.Errorf("NextDecay(%d) = %d, want %d", tt.now, got, tt.want)

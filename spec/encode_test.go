@@ -70,6 +70,9 @@ decay: {period: 1h, per_period: 0.7}
 					c.QOS[i].Line = 0
 				}
 				c.Decay.Line = 0
+				// Where the file had it, as the lines: the encoder
+				// always writes the period.
+				c.DecayPeriodSet = false
 			}
 			clear(c)
 			clear(back)

@@ -255,7 +255,12 @@ func TestUsageView(t *testing.T) {
 		t.Errorf("vision row %q, want its share of the total", row)
 	}
 	p.waitText("#usage-total", "40.00 GPU-hours")
-	p.waitText(`#shares tr[data-account="research/ann"]`, "0.6000")
+	// The rank and the decay, as allot usage gives them (trial
+	// 2026-11-29j J7).
+	if ann := p.waitText(`#shares tr[data-account="research/ann"]`, "0.6000"); !strings.HasSuffix(strings.TrimSpace(ann), "2 of 3") {
+		t.Errorf("research/ann row %q, want its rank, 2 of 3", ann)
+	}
+	p.waitText("#shares-decay", "Usage halves every 168h, applied at each 24h period's end, next in 2h 52m.")
 	// A project has no factor of its own under fair tree: "-", not 0.
 	if acc := p.waitText(`#shares tr[data-account="research"]`, "0.4000"); !strings.HasSuffix(strings.TrimSpace(acc), "-") {
 		t.Errorf("research row %q, want no fair-share factor (-)", acc)

@@ -50,6 +50,8 @@ type fixture struct {
 	// factors, when set for a job, is its explanation's multifactor
 	// breakdown.
 	factors map[int64]*api.Factors
+	// fairNote is each explanation's fair_share_note (rank and decay).
+	fairNote string
 }
 
 // now anchors the fixture's times, so relative times in the page are
@@ -277,7 +279,8 @@ func (f *fixture) serve(t *testing.T) *httptest.Server {
 		}
 		f.reply(w, 200, api.Usage{Since: since, Until: until, By: by, Rows: rows, TotalGPUHours: 40,
 			Shares: []api.Share{{Account: "research", RawShares: 1, NormShares: 1, EffectiveUsage: 0.4},
-				{Account: "research/ann", RawShares: 1, NormShares: 1, EffectiveUsage: 0.4, FairShare: new(0.6)}}})
+				{Account: "research/ann", RawShares: 1, NormShares: 1, EffectiveUsage: 0.4, FairShare: new(0.6), Rank: 2, Users: 3}},
+			Decay: "usage halves every 168h, applied at each 24h period's end, next in 2h 52m"})
 	})
 	mux.HandleFunc("GET /api/v1/fairness", func(w http.ResponseWriter, r *http.Request) {
 		// A cluster two days old: the window is measured from its start.
@@ -479,6 +482,7 @@ func (f *fixture) explain(w http.ResponseWriter, r *http.Request) {
 		x.WouldStart = cf
 	}
 	x.Factors = f.factors[id]
+	x.FairShareNote = f.fairNote
 	f.mu.Unlock()
 	f.reply(w, 200, x)
 }

@@ -18,13 +18,19 @@ func TestJobPageMultifactor(t *testing.T) {
 	f.pools[0].Policy = "multifactor"
 	f.jobs[4].Pending.Priority = 5500.0066
 	f.factors = map[int64]*api.Factors{5: {Age: 0, FairShare: 0.5, JobSize: 1, QOS: 0, Priority: 5500.0066}}
+	// Where its user ranks and how usage decays, as allot explain says
+	// (trial 2026-11-29j J7).
+	f.fairNote = "rank 1 of 4 users, tied with 1; usage halves every 168h, applied at each 24h period's end, next in 2h 52m"
 	p := openPage(t, f, "#/jobs/5", wide)
 	p.waitText("#mf-priority", "5500.0066 (age 0.000, fair share 0.500, size 1.000, QOS 0.000, pool 0.000, nice 0)")
+	if got := p.waitText("#mf-fair-share", "rank"); got != "0.500 ("+f.fairNote+")" {
+		t.Errorf("fair share %q, want the factor with rank and decay", got)
+	}
 	fields := p.waitText("#fields", "Priority (1-99)")
 	if !strings.Contains(fields, "42: not read in pool a100, whose queue is ordered by the multifactor priority") {
 		t.Errorf("details %q, want the 1-99 priority said not read", fields)
 	}
-	p.waitText("#mf-note", "Pool a100 orders its queue by multifactor priority")
+	p.waitText("#mf-note", "Pool a100 orders its queue by multifactor priority (age, fair share, job size, QOS, pool, less nice)")
 	if hidden := evalJS[bool](p, `document.getElementById('priority-form').hidden`); !hidden {
 		t.Errorf("Set priority is offered in a multifactor pool")
 	}

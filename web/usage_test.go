@@ -1,6 +1,7 @@
 package web
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -65,8 +66,10 @@ func TestUsageFromUntilAndCSV(t *testing.T) {
 	p.waitFor(`typeof window.csvText === 'string'`, "the CSV")
 	csv := evalJS[string](p, `window.csvText`)
 	lines := strings.Split(strings.TrimSpace(csv), "\n")
-	if len(lines) != 3 || lines[0] != "pool,project,user,gpu_hours,jobs,attempts,since,until" ||
-		!strings.HasPrefix(lines[1], ",vision,,30,4,5,") {
+	// allot usage -o csv's columns and names, no TOTAL row (trial
+	// 2026-11-29j J12).
+	if len(lines) != 3 || lines[0] != "POOL,PROJECT,USER,GPU-HOURS,JOBS,ATTEMPTS,SHARE,SINCE,UNTIL" ||
+		!strings.HasPrefix(lines[1], ",vision,,30,4,5,0.") || !regexp.MustCompile(`,\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ,\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`).MatchString(lines[1]) {
 		t.Errorf("CSV %q, want a header and the two rows shown", csv)
 	}
 	if name := evalJS[string](p, `window.csvName`); name != "allot-usage-project.csv" {

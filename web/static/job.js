@@ -188,6 +188,14 @@ function actions(id, ctx, render) {
   return act;
 }
 
+// whyHeading asks the question the section answers: of a running job
+// with tasks still waiting (an experiment's trials), why those wait, not
+// why the job does (trial 2026-11-29j J2).
+function whyHeading(j) {
+  if (j.state === 'queued') return 'Why is it waiting?';
+  return j.kind === 'experiment' ? 'Why are some of its trials waiting?' : 'Why are some of its tasks waiting?';
+}
+
 function renderWhy(el, j, x) {
   const p = j.pending;
   if (j.state !== 'queued' && !p) {
@@ -196,7 +204,7 @@ function renderWhy(el, j, x) {
   }
   el.hidden = false;
   if (!p) {
-    fill(el, h('h2', {id: 'why-h'}, 'Why is it waiting?'), h('p', {}, 'The scheduler has not looked at this job yet; it will at its next pass.'));
+    fill(el, h('h2', {id: 'why-h'}, whyHeading(j)), h('p', {}, 'The scheduler has not looked at this job yet; it will at its next pass.'));
     return;
   }
   const cf = x && x.would_start;
@@ -220,7 +228,7 @@ function renderWhy(el, j, x) {
   else if (cf && !(cf.nodes || []).length) blocked = 'no running job: see what would let it start, below';
   else if (x) blocked = 'no running job: the slots are free';
   fill(el,
-    h('h2', {id: 'why-h'}, 'Why is it waiting?'),
+    h('h2', {id: 'why-h'}, whyHeading(j)),
     h('p', {class: 'why-msg'}, p.message),
     x ? h('p', {class: 'why-summary', id: 'why-summary'}, x.summary) : null,
     h('dl', {class: 'fields'},
@@ -252,6 +260,9 @@ function startText(p, cf, asOf) {
   if (cf && !(cf.must_end || []).length && !(cf.nodes || []).length && !cf.limit) {
     return 'unknown: see what would let it start, below';
   }
+  // Its own cap (max_concurrent_trials) holds it, not another job's
+  // missing time limit (trial 2026-11-29j J2).
+  if (cf && cf.limit) return `unknown: when one of its own tasks ends (${cf.limit})`;
   return 'unknown (a task without a time limit stands in the way)';
 }
 

@@ -43,9 +43,12 @@ export function priorityRows(j, x) {
   return [
     ['Multifactor priority', h('span', {id: 'mf-priority'}, prio + (f ? ` (${factorsText(f)})` : ''),
       j.state === 'running' && pr !== undefined ? ', as it started' : '')],
+    // Where its user ranks and how usage decays, as allot explain's
+    // line under Priority (trial 2026-11-29j J7).
+    x && x.fair_share_note && f ? ['Fair share', h('span', {id: 'mf-fair-share'}, `${f.fair_share.toFixed(3)} (${x.fair_share_note})`)] : null,
     ['QOS', j.qos || 'the default'], ['Nice', String(j.nice || 0)],
     ['Priority (1-99)', `${cls}: not read in pool ${j.pool}, whose queue is ordered by the multifactor priority`],
-  ];
+  ].filter(Boolean);
 }
 
 // qosNiceForm builds the QOS and nice update (PATCH /jobs/{id} with qos
@@ -95,7 +98,7 @@ export function qosNiceForm(id, ctx, act, render) {
     show(j, on) {
       form.hidden = !on;
       if (!on) return;
-      fill(note, `Pool ${j.pool} orders its queue by multifactor priority (age, fair share, job size, QOS, nice), ` +
+      fill(note, `Pool ${j.pool} orders its queue by multifactor priority (age, fair share, job size, QOS, pool, less nice), ` +
         'not by the 1-99 priority: the QOS and nice set this job\'s place; lowering nice takes a lead or an admin.');
       if (!edited && document.activeElement !== qos && document.activeElement !== nice) {
         qos.value = j.qos || '';

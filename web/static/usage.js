@@ -34,8 +34,12 @@ export function mount(root, ctx) {
     'Jobs', 'Attempts']);
   const shares = table('shares', "Fair-share standing (Slurm's sshare)", ['Account', 'Raw shares',
     ['Norm. shares', 'Its share of the cluster'], ['Effective usage', 'Decayed usage with its sub-accounts, as a share of the cluster'],
-    ['Fair-share factor', '1 is the most deserving']]);
-  const sharesBox = h('section', {id: 'shares-box', hidden: true}, h('h2', {}, 'Fair share'), shares.el);
+    ['Fair-share factor', '1 is the most deserving'],
+    ['Rank', 'Under fair tree, the user\'s place among the users ranked, 1 the best; tied users share one']]);
+  // How usage decays and when it next does, as allot usage says under
+  // its table; the ranks beside the factors (trial 2026-11-29j J7).
+  const decay = h('p', {id: 'shares-decay', hidden: true});
+  const sharesBox = h('section', {id: 'shares-box', hidden: true}, h('h2', {}, 'Fair share'), shares.el, decay);
   root.append(h('h1', {}, 'Usage'), form, bad, total, scope, t.el, sharesBox);
   const same = memo();
   let query = ctx.query;
@@ -110,7 +114,10 @@ export function mount(root, ctx) {
       fill(shares.tbody, sh.map((s) => h('tr', {'data-account': s.account},
         h('th', {scope: 'row'}, s.account), h('td', {class: 'num'}, s.raw_shares),
         h('td', {class: 'num'}, s.norm_shares.toFixed(4)), h('td', {class: 'num'}, s.effective_usage.toFixed(4)),
-        h('td', {class: 'num'}, s.fair_share == null ? '-' : s.fair_share.toFixed(4)))));
+        h('td', {class: 'num'}, s.fair_share == null ? '-' : s.fair_share.toFixed(4)),
+        h('td', {class: 'num rank'}, s.rank ? `${s.rank} of ${s.users}` : '-'))));
+      decay.hidden = !u.decay;
+      fill(decay, u.decay ? u.decay.charAt(0).toUpperCase() + u.decay.slice(1) + '.' : '');
     },
   };
 }
@@ -145,13 +152,19 @@ function windowText(p) {
   return `since ${p.since}` + (p.until ? `, until ${p.until}` : '');
 }
 
-// download saves the rows of u as CSV, as allot usage -o csv gives them
-// (every column, hours unrounded), with the window's bounds in UTC.
+// download saves the rows of u as CSV, as allot usage -o csv gives them:
+// the same columns and names (every column, hours unrounded, SHARE a
+// fraction of the rows' total, the window's bounds in RFC 3339 UTC to
+// the second), and no TOTAL row, which a sum would count twice (trial
+// 2026-11-29j J12).
 function download(u) {
   const q = (v) => (/[",\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v));
-  const lines = [['pool', 'project', 'user', 'gpu_hours', 'jobs', 'attempts', 'since', 'until'].join(',')];
+  const utc = (t) => (t ? new Date(t).toISOString().replace(/\.\d{3}Z$/, 'Z') : '');
+  const share = (h) => (u.total_gpu_hours > 0 ? h / u.total_gpu_hours : '');
+  const lines = [['POOL', 'PROJECT', 'USER', 'GPU-HOURS', 'JOBS', 'ATTEMPTS', 'SHARE', 'SINCE', 'UNTIL'].join(',')];
   for (const r of u.rows || []) {
-    lines.push([r.pool || '', r.project || '', r.user || '', r.gpu_hours, r.jobs, r.attempts, u.since, u.until].map(q).join(','));
+    lines.push([r.pool || '', r.project || '', r.user || '', r.gpu_hours, r.jobs, r.attempts, share(r.gpu_hours),
+      utc(u.since), utc(u.until)].map(q).join(','));
   }
   const a = h('a', {href: URL.createObjectURL(new Blob([lines.join('\n') + '\n'], {type: 'text/csv'})),
     download: `allot-usage-${u.by || 'project'}.csv`, id: 'u-csv-link', hidden: true});
