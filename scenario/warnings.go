@@ -24,7 +24,7 @@ func (s *Scenario) Warnings() []string {
 		submits[j.Name] = j.Arrival()
 	}
 	var out []string
-	if w := s.Decay.Warning(); w != "" {
+	if w := s.Decay.WarningOf(s.DecayPeriodSet); w != "" {
 		out = append(out, fmt.Sprintf("%s:%d: %s", s.Name, s.Decay.Line, w))
 	}
 	for i, e := range s.Events {

@@ -52,6 +52,10 @@ func TestDecayWarning(t *testing.T) {
 		{"half_life shorter than a set period", "decay: {half_life: 3h, period: 12h}\n",
 			[]string{"s.yaml:5: decay: half_life 3h is shorter than the period, 12h: usage decays only at each " +
 				"period's end, all at once, and counts in full until then; set period: 1h for hourly decay"}},
+		// Written out, the day's period is not "the default" (trial 29j J6).
+		{"half_life shorter than a period of a day written out", "decay: {half_life: 10m, period: 24h}\n",
+			[]string{"s.yaml:5: decay: half_life 10m is shorter than the period, 24h: usage decays only at each " +
+				"period's end (00:00 UTC), all at once, and counts in full until then; set period: 10m for decay every 10m"}},
 		{"half_life longer than the period", "decay: {half_life: 2h, period: 1h}\n", nil},
 		{"per_period", "decay: {per_period: 0.5, period: 1h}\n", nil},
 		{"the default", "", nil},

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Warning says of a decay that is valid but likely not meant why, and
+// WarningOf says of a decay that is valid but likely not meant why, and
 // what to write instead; "" when there is nothing to say. A half-life
 // shorter than the period still decays usage only at each period's end
 // (periods run from the Unix epoch): with half_life 1h and the default
@@ -14,15 +14,10 @@ import (
 // (trial 2026-11-29i I25). The fix is a period no longer than the
 // half-life: an hour where the half-life is an hour or more (Slurm
 // recalculates every five minutes; a shorter period also measures usage
-// against a shorter period's capacity, config.md's Decay).
-//
-// Warning calls the period of a day "the default" whether or not the file
-// wrote it; WarningOf is told.
-func (d Decay) Warning() string { return d.WarningOf(d.Period != DefaultDecay.Period) }
-
-// WarningOf is Warning of a decay whose section gives period: itself
-// (periodSet, Cluster.DecayPeriodSet) or leaves it to the default: only
-// then is the period called "(the default)" (trial 2026-11-29j J6).
+// against a shorter period's capacity, config.md's Decay). periodSet
+// says the decay section gives its period (Cluster.DecayPeriodSet): only
+// where it does not is the period called "(the default)" (trial
+// 2026-11-29j J6).
 func (d Decay) WarningOf(periodSet bool) string {
 	if d.HalfLife <= 0 || d.Period <= 0 || d.HalfLife >= d.Period {
 		return ""

@@ -24,8 +24,8 @@ func TestDecayWords(t *testing.T) {
 			if got := tt.d.Words(); got != tt.words {
 				t.Errorf("Words() = %q, want %q", got, tt.words)
 			}
-			if got := tt.d.Warning(); got != tt.warns {
-				t.Errorf("Warning() = %q, want %q", got, tt.warns)
+			if got := tt.d.WarningOf(false); got != tt.warns {
+				t.Errorf("WarningOf(false) = %q, want %q", got, tt.warns)
 			}
 		})
 	}
