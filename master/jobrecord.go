@@ -40,5 +40,5 @@ func newJob(rec store.Job) *mjob {
 
 // tasksSay is what job j's tasks say of its state (JobRecord.Settles):
 // those holding attempts, those ended, and of them those failed and
-// killed, as setTask counted them (taskCounts).
-func (j *mjob) tasksSay() lifecycle.JobTasks { return j.count.JobTasks }
+// killed, as setTask counted them (mjob.count).
+func (j *mjob) tasksSay() lifecycle.JobTasks { return j.count }

@@ -23,7 +23,14 @@ type mjob struct {
 	rec   store.Job
 	spec  specHints // scheduling hints from rec.Spec
 	tasks []*mtask
-	count taskCounts
+	// count counts the job's tasks by the code that counts the
+	// simulator's (lifecycle.Cluster's) tasks, moved by setTask at every
+	// change of a task's stored state: those holding attempts, those
+	// being killed, ended, failed, killed, and those waiting (Queued: the
+	// mirror holds no task preempted, setTask entering a landing with
+	// what follows it, and a restart requeues one it reads back at once).
+	// Counters rather than a scan: every pass reads them for every job.
+	count lifecycle.JobTasks
 	// pending is the last pass's explanation, nil when the job was not
 	// pending in it; it points to pendBuf unless the master left the job
 	// out of the snapshot.
@@ -314,7 +321,7 @@ func (j *mjob) terminal() int { return j.count.Ended }
 
 // live reports whether the job belongs in the mirror: by the rule that
 // keeps the simulator's jobs on its roster (lifecycle.JobRecord.Live).
-func (j *mjob) live() bool { return j.Live(j.count.JobTasks) }
+func (j *mjob) live() bool { return j.Live(j.count) }
 
 func (t *mtask) id() agent.TaskID {
 	return agent.TaskID{JobID: t.job.idString(), TaskIndex: t.rec.Index, Attempt: t.rec.Attempt}

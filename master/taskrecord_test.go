@@ -103,14 +103,14 @@ func (w *stateWatch) apart(tk *mtask) {
 	}
 }
 
-// miscounted notes a job whose counts of its tasks (taskCounts, which
+// miscounted notes a job whose counts of its tasks (mjob.count, which
 // setTask moves by lifecycle.JobTasks.Move) are not what a scan of its
 // tasks' rows says of the job (holding attempts: starting, running,
 // preempting, killing, and of those killing; ended: completed, failed,
 // killed; the rest waiting, Queued), written out here apart from the
 // counting.
 func (w *stateWatch) miscounted(j *mjob) {
-	var want taskCounts
+	var want lifecycle.JobTasks
 	want.Tasks = len(j.tasks)
 	for _, tk := range j.tasks {
 		switch tk.rec.State {
